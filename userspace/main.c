@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/main.c - the mmap3 tool: subcommand dispatch.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+
+#ifndef MMAP3_VERSION
+#define MMAP3_VERSION "unknown"
+#endif
+
+static int cmd_version(int argc, char **argv)
+{
+	struct mmap3_abi_version ver;
+	int fd;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: mmap3 version\n");
+		return 2;
+	}
+	printf("mmap3 tool %s, ABI %u.%u\n", MMAP3_VERSION, MMAP3_ABI_MAJOR, MMAP3_ABI_MINOR);
+	fd = mmap3_device_open(&ver);
+	if (fd < 0)
+		return 1;
+	printf("%s: module ABI %u.%u, features 0x%llx\n", mmap3_device_path(),
+	       ver.major, ver.minor, (unsigned long long)ver.features);
+	close(fd);
+	return 0;
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "version", cmd_version, "print the tool's and the loaded module's versions" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: mmap3 COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "mmap3: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
