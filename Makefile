@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmap3: the module (built by Kbuild, see Kbuild), the mmap3 tool and the
+# selftests.
+#
+#   make                 module for the running kernel (or KDIR=...), tool
+#   make module KDIR=/lib/modules/VERSION/build
+#   make userspace       the mmap3 tool
+#   make selftests       the kselftest programs
+#   make check           every test: host tests, style checks, and the
+#                        selftests inside every matrix kernel (tests/check)
+#   make dkms-install    register with DKMS, build and install for the
+#                        running kernel
+#   make dkms-remove
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/mmap3-$(VERSION)
+# What DKMS needs to build the module.
+MODULE_SOURCES := Kbuild Makefile dkms.conf module include
+
+all: module userspace
+
+module:
+	@test -f $(KDIR)/Makefile || { echo "no kernel build tree in $(KDIR):" \
+		"install linux-headers-$$(uname -r) or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	$(MAKE) -C userspace
+
+selftests:
+	$(MAKE) -C selftests
+
+check:
+	tests/check $(CHECK_ARGS)
+
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(MODULE_SOURCES) $(DKMS_SRC)/
+	dkms add -m mmap3 -v $(VERSION)
+	dkms build -m mmap3 -v $(VERSION)
+	dkms install -m mmap3 -v $(VERSION)
+
+dkms-remove:
+	dkms remove -m mmap3/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+clean:
+	@if test -f $(KDIR)/Makefile; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C userspace clean
+	$(MAKE) -C selftests clean
+
+.PHONY: all module userspace selftests check dkms-install dkms-remove clean
