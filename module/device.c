@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * module/device.c
- *
  * The /dev/mmap3 character device: who may open it, and the ioctls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

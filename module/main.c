@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * module/main.c
- *
  * mmap3: build-id-aware records of executable mappings and kernel modules,
  * for perf.  Module entry and exit.
  */

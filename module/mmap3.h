@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * module/mmap3.h
- *
  * Declarations shared between the files of the mmap3 module.
  */
 #ifndef MMAP3_MODULE_H

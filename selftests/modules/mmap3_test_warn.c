@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * selftests/modules/mmap3_test_warn.c - a module whose load prints a
- * kernel WARNING, so the test rig can show that it catches one.
+ * A module whose load prints a kernel WARNING, so the test rig can show
+ * that it catches one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

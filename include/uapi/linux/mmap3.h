@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * include/uapi/linux/mmap3.h
- *
  * The interface between the mmap3 kernel module and its users, through the
  * character device /dev/mmap3.  Shared by the module, the mmap3 tool and the
  * selftests.
