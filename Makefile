@@ -47,9 +47,12 @@ dkms-remove:
 	dkms remove -m mmap3/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+print-module-sources:
+	@echo $(MODULE_SOURCES)
+
 clean:
 	@if test -f $(KDIR)/Makefile; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check dkms-install dkms-remove clean
+.PHONY: all module userspace selftests check dkms-install dkms-remove print-module-sources clean

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of the mmap3 tool's command line and error reporting, where
+# no module is loaded.  Prints TAP.
+#
+#   tests/host/tool_test.sh PATH-TO-MMAP3
+set -u
+
+mmap3=$1
+n=0
+failed=0
+
+# expect NAME STATUS PATTERN CMD...: CMD exits STATUS and its stderr
+# matches the extended regex PATTERN.
+expect()
+{
+	local name=$1 want=$2 pattern=$3 err rc
+	shift 3
+	n=$((n + 1))
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq "$want" ] && echo "$err" | grep -qE -- "$pattern"; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		echo "# exit $rc (want $want), stderr: $err"
+		failed=$((failed + 1))
+	fi
+}
+
+expect "no command: usage, exit 2" 2 '^usage: mmap3 COMMAND' "$mmap3"
+expect "unknown command named, exit 2" 2 "unknown command 'frobnicate'" "$mmap3" frobnicate
+expect "help exits 0" 0 '^$' "$mmap3" help
+expect "version with extra arguments: usage" 2 '^usage: mmap3 version' "$mmap3" version extra
+expect "missing device: names it and how to load the module" 1 \
+	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded \(load it with .modprobe mmap3.' \
+	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" version
+expect "not an mmap3 device: says so" 1 \
+	'^mmap3: /dev/null: ABI version ioctl failed: Inappropriate ioctl for device: not an mmap3 device' \
+	env MMAP3_DEVICE=/dev/null "$mmap3" version
+tmp=$(mktemp)
+chmod 000 "$tmp"
+if [ "$(id -u)" -ne 0 ]; then
+	expect "no permission: says which capability" 1 'needs CAP_PERFMON or CAP_SYS_ADMIN' \
+		env MMAP3_DEVICE="$tmp" "$mmap3" version
+else
+	# root passes mode checks; take the capability away instead.
+	expect "no permission: says which capability" 1 'needs CAP_PERFMON or CAP_SYS_ADMIN' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		env MMAP3_DEVICE="$tmp" "$mmap3" version
+fi
+rm -f "$tmp"
+
+echo "1..$n"
+[ $failed -eq 0 ]
