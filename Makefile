@@ -17,7 +17,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/mmap3-$(VERSION)
 # What DKMS needs to build the module.
-MODULE_SOURCES := Kbuild Makefile dkms.conf module include
+MODULE_SOURCES := Kbuild Makefile dkms.conf module include lib
 
 all: module userspace
 

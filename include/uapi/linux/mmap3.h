@@ -29,6 +29,40 @@
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
 /*
+ * Build-ids are GNU build-id notes of up to this many bytes: 20 (SHA-1)
+ * is what linkers make by default and all perf can carry; longer ones
+ * (ld --build-id=0xHEX) are kept whole up to this size.
+ */
+#define MMAP3_BUILD_ID_SIZE_MAX	64
+
+/*
+ * enum mmap3_buildid_status - what became of looking for a file's build-id
+ * @MMAP3_BUILDID_FOUND:	found
+ * @MMAP3_BUILDID_NOT_ELF:	no ELF magic (a script, a data file)
+ * @MMAP3_BUILDID_NO_NOTE:	a valid ELF file without a GNU build-id note
+ * @MMAP3_BUILDID_TRUNCATED:	the file ends before a header, table or note
+ *				that the file itself declares
+ * @MMAP3_BUILDID_CORRUPT:	inconsistent ELF: unknown class, byte order or
+ *				version, bad entry sizes, offsets that overflow,
+ *				notes that overrun their segment, an empty id
+ * @MMAP3_BUILDID_TOO_LONG:	a build-id longer than MMAP3_BUILD_ID_SIZE_MAX
+ * @MMAP3_BUILDID_LIMIT:	more headers or notes than the parser examines
+ *				(bounded work on hostile files)
+ * @MMAP3_BUILDID_IO_ERROR:	reading the file failed
+ */
+enum mmap3_buildid_status {
+	MMAP3_BUILDID_FOUND	= 0,
+	MMAP3_BUILDID_NOT_ELF	= 1,
+	MMAP3_BUILDID_NO_NOTE	= 2,
+	MMAP3_BUILDID_TRUNCATED	= 3,
+	MMAP3_BUILDID_CORRUPT	= 4,
+	MMAP3_BUILDID_TOO_LONG	= 5,
+	MMAP3_BUILDID_LIMIT	= 6,
+	MMAP3_BUILDID_IO_ERROR	= 7,
+	MMAP3_BUILDID_NR_STATUS,
+};
+
+/*
  * struct mmap3_abi_version - argument of MMAP3_IOC_ABI_VERSION
  * @size:	in: sizeof(struct mmap3_abi_version) as known by the caller, at
  *		least MMAP3_ABI_VERSION_SIZE_VER0; out: the number of bytes the

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ELF build-id parser shared by the module, the tool, the host tests and
+ * the fuzzer.
+ *
+ * Everything read from the file is untrusted: each offset and size is
+ * checked against the file size in 64-bit arithmetic that cannot wrap
+ * (offsets are at most 2^64 - 1 only when the file is, so any offset
+ * compared to the file size first), and the number of headers and notes
+ * examined is bounded, so a hostile file costs a bounded number of reads.
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <stdbool.h>
+#include <string.h>
+#endif
+
+#include "elf_buildid.h"
+
+#define EI_NIDENT	16
+#define ELFCLASS32	1
+#define ELFCLASS64	2
+#define ELFDATA2LSB	1
+#define ELFDATA2MSB	2
+#define EV_CURRENT	1
+#define PT_NOTE		4
+#define SHT_NOTE	7
+#define PN_XNUM		0xffff
+#define NT_GNU_BUILD_ID	3
+
+/* Work limits: far above any real file, low enough to bound a hostile one. */
+#define MAX_PHDRS	65536u
+#define MAX_SHDRS	1048576u
+#define MAX_NOTES	65536u
+
+/* Bytes read ahead per read() call: headers and notes are small and close. */
+#define WINDOW		256
+
+struct reader {
+	elf_buildid_read_t read;
+	void *ctx;
+	__u64 size;		/* of the file */
+	__u64 win_off;		/* file offset of win[0] */
+	__u32 win_len;		/* valid bytes in win */
+	bool is64;
+	bool msb;
+	unsigned int notes;	/* examined so far, against MAX_NOTES */
+	struct elf_buildid *bid;
+	__u8 win[WINDOW];
+};
+
+/* The first problem found is the one reported, unless a build-id is. */
+static int fail(struct reader *r, unsigned int status, __u64 offset)
+{
+	if (r->bid->status == MMAP3_BUILDID_NO_NOTE) {
+		r->bid->status = status;
+		r->bid->offset = offset;
+	}
+	return -1;
+}
+
+/*
+ * Copy @len bytes at file offset @off to @dst.  The caller has checked
+ * that [off, off + len) lies within the file.
+ */
+static int get(struct reader *r, __u64 off, void *dst, __u32 len)
+{
+	long n;
+
+	if (off < r->win_off || off + len > r->win_off + r->win_len) {
+		__u32 want = WINDOW;
+
+		if (len > WINDOW)
+			return fail(r, MMAP3_BUILDID_CORRUPT, off);
+		if (r->size - off < want)
+			want = r->size - off;
+		n = r->read(r->ctx, r->win, want, off);
+		if (n < 0) {
+			r->bid->error = (int)-n;
+			return fail(r, MMAP3_BUILDID_IO_ERROR, off);
+		}
+		r->win_off = off;
+		r->win_len = n;
+		/* The file shrank under us. */
+		if (n < len)
+			return fail(r, MMAP3_BUILDID_TRUNCATED, off + n);
+	}
+	memcpy(dst, r->win + (off - r->win_off), len);
+	return 0;
+}
+
+static __u16 rd16(const struct reader *r, const __u8 *p)
+{
+	return r->msb ? (__u16)(p[0] << 8 | p[1]) : (__u16)(p[1] << 8 | p[0]);
+}
+
+static __u32 rd32(const struct reader *r, const __u8 *p)
+{
+	return r->msb ? (__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 | p[3] :
+			(__u32)p[3] << 24 | (__u32)p[2] << 16 | (__u32)p[1] << 8 | p[0];
+}
+
+static __u64 rd64(const struct reader *r, const __u8 *p)
+{
+	__u64 hi = rd32(r, r->msb ? p : p + 4), lo = rd32(r, r->msb ? p + 4 : p);
+
+	return hi << 32 | lo;
+}
+
+/* An address-sized field: 4 bytes in ELF32, 8 in ELF64. */
+static __u64 rdaddr(const struct reader *r, const __u8 *p)
+{
+	return r->is64 ? rd64(r, p) : rd32(r, p);
+}
+
+/* @a is a power of two; @x is at most a file size plus 2^32. */
+static __u64 align_up(__u64 x, __u64 a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* Is [off, off + len) within the file? */
+static bool in_file(const struct reader *r, __u64 off, __u64 len)
+{
+	return off <= r->size && len <= r->size - off;
+}
+
+/*
+ * Look for the GNU build-id among the notes in [off, off + len), laid out
+ * with @align (4 or 8) byte padding.  Return 1 if found, 0 if not, -1 if
+ * the notes are broken (status recorded).
+ */
+static int scan_notes(struct reader *r, __u64 off, __u64 len, __u64 align)
+{
+	__u64 end, pos;
+
+	if (!len)
+		return 0;
+	if (!in_file(r, off, len))
+		return fail(r, off > r->size ? MMAP3_BUILDID_CORRUPT :
+			       MMAP3_BUILDID_TRUNCATED, off);
+	end = off + len;
+	align = align == 8 ? 8 : 4;
+
+	for (pos = off; end - pos >= 12; ) {
+		__u8 nhdr[12], name[4];
+		__u64 name_off, desc_off, next;
+		__u32 namesz, descsz, type;
+
+		if (++r->notes > MAX_NOTES)
+			return fail(r, MMAP3_BUILDID_LIMIT, pos);
+		if (get(r, pos, nhdr, sizeof(nhdr)))
+			return -1;
+		namesz = rd32(r, nhdr);
+		descsz = rd32(r, nhdr + 4);
+		type = rd32(r, nhdr + 8);
+		/*
+		 * Name and descriptor start aligned relative to the start of
+		 * the notes, as libelf reads them.  u32 sizes in u64
+		 * arithmetic bounded by the file size: nothing can wrap.
+		 */
+		name_off = pos + 12;
+		desc_off = off + align_up(name_off - off + namesz, align);
+		next = off + align_up(desc_off - off + descsz, align);
+		if (desc_off + descsz > end)
+			return fail(r, MMAP3_BUILDID_CORRUPT, pos);
+
+		if (type == NT_GNU_BUILD_ID && namesz == 4) {
+			if (get(r, name_off, name, sizeof(name)))
+				return -1;
+			if (!memcmp(name, "GNU", 4)) {
+				if (!descsz)
+					return fail(r, MMAP3_BUILDID_CORRUPT, pos);
+				if (descsz > MMAP3_BUILD_ID_SIZE_MAX)
+					return fail(r, MMAP3_BUILDID_TOO_LONG, desc_off);
+				if (get(r, desc_off, r->bid->id, descsz))
+					return -1;
+				r->bid->size = descsz;
+				r->bid->offset = desc_off;
+				return 1;
+			}
+		}
+		/* The last note's padding may run past the end. */
+		if (next >= end)
+			break;
+		pos = next;
+	}
+	return 0;
+}
+
+struct table {
+	__u64 off;		/* of the first entry */
+	__u32 entsize;
+	__u32 num;
+};
+
+/* Check that a header table lies within the file and is not too large. */
+static int check_table(struct reader *r, const struct table *t, __u32 min_entsize,
+		       __u32 max_num)
+{
+	if (!t->num)
+		return 0;
+	if (t->entsize < min_entsize)
+		return fail(r, MMAP3_BUILDID_CORRUPT, t->off);
+	if (t->num > max_num)
+		return fail(r, MMAP3_BUILDID_LIMIT, t->off);
+	if (!in_file(r, t->off, (__u64)t->entsize * t->num))
+		return fail(r, t->off > r->size ? MMAP3_BUILDID_CORRUPT : MMAP3_BUILDID_TRUNCATED,
+			    t->off);
+	return 0;
+}
+
+static int scan_phdrs(struct reader *r, const struct table *ph)
+{
+	__u32 i, phsize = r->is64 ? 56 : 32;
+	int ret;
+
+	if (check_table(r, ph, phsize, MAX_PHDRS))
+		return -1;
+	for (i = 0; i < ph->num; i++) {
+		__u8 p[56];
+
+		if (get(r, ph->off + (__u64)i * ph->entsize, p, phsize))
+			return -1;
+		if (rd32(r, p) != PT_NOTE)
+			continue;
+		if (r->is64)
+			ret = scan_notes(r, rd64(r, p + 8), rd64(r, p + 32), rd64(r, p + 48));
+		else
+			ret = scan_notes(r, rd32(r, p + 4), rd32(r, p + 16), rd32(r, p + 28));
+		/* A broken segment does not hide a good one after it. */
+		if (ret > 0)
+			return ret;
+		if (r->bid->status == MMAP3_BUILDID_IO_ERROR)
+			return -1;
+	}
+	return 0;
+}
+
+static int scan_shdrs(struct reader *r, const struct table *sh)
+{
+	__u32 i, shsize = r->is64 ? 64 : 40;
+	int ret;
+
+	if (check_table(r, sh, shsize, MAX_SHDRS))
+		return -1;
+	/* Section 0 is reserved (it may hold extended counts). */
+	for (i = 1; i < sh->num; i++) {
+		__u8 s[64];
+
+		if (get(r, sh->off + (__u64)i * sh->entsize, s, shsize))
+			return -1;
+		if (rd32(r, s + 4) != SHT_NOTE)
+			continue;
+		if (r->is64)
+			ret = scan_notes(r, rd64(r, s + 24), rd64(r, s + 32), rd64(r, s + 48));
+		else
+			ret = scan_notes(r, rd32(r, s + 16), rd32(r, s + 20), rd32(r, s + 32));
+		if (ret > 0)
+			return ret;
+		if (r->bid->status == MMAP3_BUILDID_IO_ERROR)
+			return -1;
+	}
+	return 0;
+}
+
+int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
+		      struct elf_buildid *bid)
+{
+	struct reader r = {
+		.read = read,
+		.ctx = ctx,
+		.size = file_size,
+		.bid = bid,
+	};
+	struct table ph, sh;
+	__u8 eh[64], s0[64];
+	__u32 ehsize;
+
+	memset(bid, 0, sizeof(*bid));
+	bid->status = MMAP3_BUILDID_NO_NOTE;
+
+	if (file_size < EI_NIDENT) {
+		bid->status = MMAP3_BUILDID_NOT_ELF;
+		/* Unless it is the start of an ELF header. */
+		if (file_size >= 4 && !get(&r, 0, eh, 4) && !memcmp(eh, "\177ELF", 4))
+			bid->status = MMAP3_BUILDID_TRUNCATED;
+		return bid->status;
+	}
+	if (get(&r, 0, eh, EI_NIDENT))
+		return bid->status;
+	if (memcmp(eh, "\177ELF", 4)) {
+		bid->status = MMAP3_BUILDID_NOT_ELF;
+		return bid->status;
+	}
+	if ((eh[4] != ELFCLASS32 && eh[4] != ELFCLASS64) ||
+	    (eh[5] != ELFDATA2LSB && eh[5] != ELFDATA2MSB) || eh[6] != EV_CURRENT) {
+		fail(&r, MMAP3_BUILDID_CORRUPT, 4);
+		return bid->status;
+	}
+	r.is64 = eh[4] == ELFCLASS64;
+	r.msb = eh[5] == ELFDATA2MSB;
+	ehsize = r.is64 ? 64 : 52;
+	if (!in_file(&r, 0, ehsize)) {
+		fail(&r, MMAP3_BUILDID_TRUNCATED, file_size);
+		return bid->status;
+	}
+	if (get(&r, 0, eh, ehsize))
+		return bid->status;
+
+	if (r.is64) {
+		ph.off = rd64(&r, eh + 0x20);
+		sh.off = rd64(&r, eh + 0x28);
+	} else {
+		ph.off = rd32(&r, eh + 0x1c);
+		sh.off = rd32(&r, eh + 0x20);
+	}
+	/* e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx end both. */
+	ph.entsize = rd16(&r, eh + ehsize - 10);
+	ph.num = rd16(&r, eh + ehsize - 8);
+	sh.entsize = rd16(&r, eh + ehsize - 6);
+	sh.num = rd16(&r, eh + ehsize - 4);
+
+	/* Counts too large for the header live in section 0. */
+	if (sh.off && (ph.num == PN_XNUM || !sh.num)) {
+		__u32 shsize = r.is64 ? 64 : 40;
+
+		if (sh.entsize < shsize || !in_file(&r, sh.off, shsize)) {
+			fail(&r, MMAP3_BUILDID_CORRUPT, sh.off);
+			return bid->status;
+		}
+		if (get(&r, sh.off, s0, shsize))
+			return bid->status;
+		if (ph.num == PN_XNUM)
+			ph.num = rd32(&r, s0 + (r.is64 ? 44 : 28));
+		if (!sh.num) {
+			__u64 n = rdaddr(&r, s0 + (r.is64 ? 32 : 20));
+
+			sh.num = n > MAX_SHDRS ? MAX_SHDRS + 1 : (__u32)n;
+		}
+	}
+	if (!sh.off)
+		sh.num = 0;
+
+	if (scan_phdrs(&r, &ph) > 0 || (bid->status != MMAP3_BUILDID_IO_ERROR &&
+					scan_shdrs(&r, &sh) > 0))
+		bid->status = MMAP3_BUILDID_FOUND;
+	if (bid->status != MMAP3_BUILDID_FOUND)
+		bid->size = 0;
+	return bid->status;
+}
+
+const char *elf_buildid_status_str(unsigned int status)
+{
+	static const char * const str[MMAP3_BUILDID_NR_STATUS] = {
+		[MMAP3_BUILDID_FOUND]		= "build-id found",
+		[MMAP3_BUILDID_NOT_ELF]		= "not an ELF file",
+		[MMAP3_BUILDID_NO_NOTE]		= "no GNU build-id note",
+		[MMAP3_BUILDID_TRUNCATED]	=
+			"file ends inside a header, table or note it declares",
+		[MMAP3_BUILDID_CORRUPT]		= "corrupt ELF headers or notes",
+		[MMAP3_BUILDID_TOO_LONG]	= "build-id longer than 64 bytes",
+		[MMAP3_BUILDID_LIMIT]		= "more headers or notes than the parser examines",
+		[MMAP3_BUILDID_IO_ERROR]	= "read error",
+	};
+
+	return status < MMAP3_BUILDID_NR_STATUS ? str[status] : "unknown status";
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ELF build-id parser shared by the module, the tool, the host tests and
+ * the fuzzer.  Freestanding: it reads the file only through a callback.
+ */
+#ifndef MMAP3_ELF_BUILDID_H
+#define MMAP3_ELF_BUILDID_H
+
+#include <linux/types.h>
+#ifndef __KERNEL__
+#include <stddef.h>
+#endif
+#include <linux/mmap3.h>
+
+/*
+ * Read up to @len bytes at @off into @buf.  Return the number of bytes
+ * read, short only at the end of the file, or a negative errno.
+ */
+typedef long (*elf_buildid_read_t)(void *ctx, void *buf, size_t len, __u64 off);
+
+struct elf_buildid {
+	/* enum mmap3_buildid_status */
+	__u32 status;
+	/* Build-id length; 0 unless status is MMAP3_BUILDID_FOUND. */
+	__u32 size;
+	/* File offset of the build-id, or where the problem was found. */
+	__u64 offset;
+	/* The errno of a failed read, for MMAP3_BUILDID_IO_ERROR. */
+	int error;
+	__u8 id[MMAP3_BUILD_ID_SIZE_MAX];
+};
+
+/*
+ * Find the GNU build-id note of the ELF file of @file_size bytes read by
+ * @read, in PT_NOTE segments first, then in SHT_NOTE sections.  Return
+ * and store in @bid->status an enum mmap3_buildid_status.
+ */
+int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
+		      struct elf_buildid *bid);
+
+/* A short description of a status, e.g. "not an ELF file". */
+const char *elf_buildid_status_str(unsigned int status);
+
+#endif /* MMAP3_ELF_BUILDID_H */
