@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for lib/elf_buildid.c: any input is a file; the parser
+ * must return a known status, and a build-id it reports must be bytes of
+ * the input at the offset it reports.  ASan and UBSan catch the rest.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_buildid.h"
+
+struct mem {
+	const uint8_t *buf;
+	size_t size;
+};
+
+static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	const struct mem *m = ctx;
+
+	if (off >= m->size)
+		return 0;
+	if (len > m->size - off)
+		len = m->size - off;
+	memcpy(buf, m->buf + off, len);
+	return (long)len;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mem m = { .buf = data, .size = size };
+	struct elf_buildid bid;
+	int status = elf_buildid_parse(mem_read, &m, size, &bid);
+
+	if (status != (int)bid.status || status < 0 || status >= MMAP3_BUILDID_NR_STATUS)
+		abort();
+	if (status == MMAP3_BUILDID_FOUND &&
+	    (!bid.size || bid.size > MMAP3_BUILD_ID_SIZE_MAX || bid.offset > size ||
+	     bid.size > size - bid.offset || memcmp(bid.id, data + bid.offset, bid.size)))
+		abort();
+	if (status != MMAP3_BUILDID_FOUND && bid.size)
+		abort();
+	return 0;
+}

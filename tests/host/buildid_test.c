@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/elf_buildid.c on crafted ELF files: both classes and
+ * byte orders, notes anywhere, several notes and alignments, section
+ * fallback, every size of build-id, and broken files of every kind.
+ *
+ *   buildid_test [CORPUS_DIR]   also write each crafted file there, as
+ *                               seeds for the fuzzer
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_buildid.h"
+#include "tap.h"
+
+static const char *corpus_dir;
+
+/* An ELF file under construction, in memory. */
+struct elf {
+	uint8_t *buf;
+	size_t size;
+	int is64, msb;
+	int nph, nsh;
+	uint64_t phoff, shoff;
+};
+
+static void put(struct elf *e, uint64_t off, uint64_t v, int bytes)
+{
+	int i;
+
+	if (off + bytes > e->size) {
+		e->buf = realloc(e->buf, off + bytes);
+		memset(e->buf + e->size, 0, off + bytes - e->size);
+		e->size = off + bytes;
+	}
+	for (i = 0; i < bytes; i++)
+		e->buf[off + (e->msb ? bytes - 1 - i : i)] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
+}
+
+static void put_bytes(struct elf *e, uint64_t off, const void *p, size_t len)
+{
+	if (len)
+		put(e, off + len - 1, e->buf && off + len - 1 < e->size ?
+		    e->buf[off + len - 1] : 0, 1);
+	memcpy(e->buf + off, p, len);
+}
+
+/* An ELF header with room for @nph program headers at 64 and @nsh section
+ * headers after them; the tables are filled in by add_ph()/add_sh().
+ */
+static struct elf new_elf(int is64, int msb, int nph, int nsh)
+{
+	struct elf e = { .is64 = is64, .msb = msb };
+	int ehsize = is64 ? 64 : 52, phsize = is64 ? 56 : 32, shsize = is64 ? 64 : 40;
+
+	e.phoff = nph ? 64 : 0;
+	e.shoff = nsh ? 64 + (uint64_t)nph * phsize : 0;
+	put(&e, 0, 0, ehsize);
+	memcpy(e.buf, "\177ELF", 4);
+	e.buf[4] = is64 ? 2 : 1;
+	e.buf[5] = msb ? 2 : 1;
+	e.buf[6] = 1;
+	put(&e, 16, 3, 2);			/* ET_DYN */
+	put(&e, 18, is64 ? 62 : 3, 2);		/* x86-64 or i386 */
+	put(&e, 20, 1, 4);
+	put(&e, is64 ? 0x20 : 0x1c, e.phoff, is64 ? 8 : 4);
+	put(&e, is64 ? 0x28 : 0x20, e.shoff, is64 ? 8 : 4);
+	put(&e, ehsize - 12, ehsize, 2);
+	put(&e, ehsize - 10, phsize, 2);
+	put(&e, ehsize - 8, nph, 2);
+	put(&e, ehsize - 6, shsize, 2);
+	put(&e, ehsize - 4, nsh, 2);
+	if (nph || nsh)
+		put(&e, 64 + (uint64_t)nph * phsize + (uint64_t)nsh * shsize - 1, 0, 1);
+	return e;
+}
+
+static void add_ph(struct elf *e, int i, uint32_t type, uint64_t off, uint64_t filesz,
+		   uint64_t align)
+{
+	uint64_t p = e->phoff + (uint64_t)i * (e->is64 ? 56 : 32);
+
+	put(e, p, type, 4);
+	if (e->is64) {
+		put(e, p + 8, off, 8);
+		put(e, p + 32, filesz, 8);
+		put(e, p + 40, filesz, 8);
+		put(e, p + 48, align, 8);
+	} else {
+		put(e, p + 4, off, 4);
+		put(e, p + 16, filesz, 4);
+		put(e, p + 20, filesz, 4);
+		put(e, p + 28, align, 4);
+	}
+}
+
+static void add_sh(struct elf *e, int i, uint32_t type, uint64_t off, uint64_t size,
+		   uint64_t align)
+{
+	uint64_t s = e->shoff + (uint64_t)i * (e->is64 ? 64 : 40);
+
+	put(e, s + 4, type, 4);
+	if (e->is64) {
+		put(e, s + 24, off, 8);
+		put(e, s + 32, size, 8);
+		put(e, s + 48, align, 8);
+	} else {
+		put(e, s + 16, off, 4);
+		put(e, s + 20, size, 4);
+		put(e, s + 32, align, 4);
+	}
+}
+
+/* Write a note at @off; return the offset after it. */
+static uint64_t add_note(struct elf *e, uint64_t off, const char *name, uint32_t namesz,
+			 uint32_t type, const uint8_t *desc, uint32_t descsz, int align)
+{
+	uint64_t name_off = off + 12, desc_off, next;
+
+	put(e, off, namesz, 4);
+	put(e, off + 4, descsz, 4);
+	put(e, off + 8, type, 4);
+	put_bytes(e, name_off, name, namesz);
+	/* Aligned as in a segment starting at an aligned offset. */
+	desc_off = (name_off + namesz + align - 1) & ~(uint64_t)(align - 1);
+	put_bytes(e, desc_off, desc, descsz);
+	next = (desc_off + descsz + align - 1) & ~(uint64_t)(align - 1);
+	if (next > e->size)
+		put(e, next - 1, 0, 1);
+	return next;
+}
+
+static uint64_t add_buildid(struct elf *e, uint64_t off, const uint8_t *id, uint32_t size,
+			    int align)
+{
+	return add_note(e, off, "GNU", 4, 3, id, size, align);
+}
+
+struct mem {
+	const uint8_t *buf;
+	size_t size;
+	int fail_errno;		/* make reads fail */
+	size_t shrink_to;	/* make reads see a shorter file */
+};
+
+static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	struct mem *m = ctx;
+	size_t size = m->shrink_to ? m->shrink_to : m->size;
+
+	if (m->fail_errno)
+		return -m->fail_errno;
+	if (off >= size)
+		return 0;
+	if (len > size - off)
+		len = size - off;
+	memcpy(buf, m->buf + off, len);
+	return (long)len;
+}
+
+static int parse(const struct elf *e, size_t size, struct elf_buildid *bid)
+{
+	static int seq;
+	struct mem m = { .buf = e->buf, .size = size };
+
+	if (corpus_dir) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/crafted-%03d", corpus_dir, seq++);
+		f = fopen(path, "wb");
+		if (f) {
+			fwrite(e->buf, 1, size, f);
+			fclose(f);
+		}
+	}
+	return elf_buildid_parse(mem_read, &m, size, bid);
+}
+
+static uint8_t ID[256];
+
+static int has_id(const struct elf_buildid *bid, uint32_t size)
+{
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == size &&
+	       !memcmp(bid->id, ID, size);
+}
+
+static void test_classes_and_byte_orders(void)
+{
+	int is64, msb;
+
+	for (is64 = 0; is64 <= 1; is64++) {
+		for (msb = 0; msb <= 1; msb++) {
+			struct elf e = new_elf(is64, msb, 1, 0);
+			struct elf_buildid bid;
+			uint64_t end = add_buildid(&e, 512, ID, 20, 4);
+
+			add_ph(&e, 0, 4, 512, end - 512, 4);
+			parse(&e, e.size, &bid);
+			CHECK(has_id(&bid, 20), "ELF%d %s: build-id in PT_NOTE",
+			      is64 ? 64 : 32, msb ? "big-endian" : "little-endian");
+			CHECK(bid.offset == 512 + 16, "ELF%d %s: offset of the id",
+			      is64 ? 64 : 32, msb ? "big-endian" : "little-endian");
+			free(e.buf);
+		}
+	}
+}
+
+static void test_note_past_first_page(void)
+{
+	struct elf e = new_elf(1, 0, 2, 0);
+	struct elf_buildid bid;
+	uint64_t end = add_buildid(&e, 3 * 4096 + 100, ID, 20, 4);
+
+	add_ph(&e, 0, 1, 0, 4096, 4096);		/* PT_LOAD */
+	add_ph(&e, 1, 4, 3 * 4096 + 100, end - (3 * 4096 + 100), 4);
+	parse(&e, e.size, &bid);
+	CHECK(has_id(&bid, 20), "note past the first page (at 12 KiB)");
+	free(e.buf);
+}
+
+static void test_many_program_headers(void)
+{
+	const int n = 2000;
+	struct elf e = new_elf(1, 0, n, 0);
+	struct elf_buildid bid;
+	uint64_t at = e.size + 64, end;
+	int i;
+
+	for (i = 0; i < n - 1; i++)
+		add_ph(&e, i, 1, 0, 64, 8);
+	end = add_buildid(&e, at, ID, 20, 4);
+	add_ph(&e, n - 1, 4, at, end - at, 4);
+	parse(&e, e.size, &bid);
+	CHECK(has_id(&bid, 20), "%d program headers, PT_NOTE last", n);
+	free(e.buf);
+}
+
+static void test_several_notes_and_alignment(void)
+{
+	static const uint8_t junk[7] = "abcdef";
+	int align;
+
+	for (align = 4; align <= 8; align += 4) {
+		struct elf e = new_elf(1, 0, 1, 0);
+		struct elf_buildid bid;
+		uint64_t off = 256;
+
+		/* Odd sizes make 4- and 8-byte padding differ. */
+		off = add_note(&e, off, "GNU", 4, 5, junk, 7, align);	/* GNU_PROPERTY-ish */
+		off = add_note(&e, off, "stapsdt", 8, 3, junk, 5, align); /* type 3, other name */
+		off = add_note(&e, off, "GN", 3, 3, junk, 3, align);	/* name prefix */
+		off = add_buildid(&e, off, ID, 20, align);
+		add_ph(&e, 0, 4, 256, off - 256, align);
+		parse(&e, e.size, &bid);
+		CHECK(has_id(&bid, 20), "build-id fourth of four notes, %d-byte alignment", align);
+		free(e.buf);
+	}
+}
+
+static void test_sizes(void)
+{
+	static const uint32_t sizes[] = { 1, 2, 8, 16, 20, 32, 64 };
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct elf e = new_elf(1, 0, 1, 0);
+		struct elf_buildid bid;
+		uint64_t end = add_buildid(&e, 128, ID, sizes[i], 4);
+
+		add_ph(&e, 0, 4, 128, end - 128, 4);
+		parse(&e, e.size, &bid);
+		CHECK(has_id(&bid, sizes[i]), "%u-byte build-id", sizes[i]);
+		free(e.buf);
+	}
+	{
+		struct elf e = new_elf(1, 0, 1, 0);
+		struct elf_buildid bid;
+		uint64_t end = add_buildid(&e, 128, ID, MMAP3_BUILD_ID_SIZE_MAX + 1, 4);
+
+		add_ph(&e, 0, 4, 128, end - 128, 4);
+		parse(&e, e.size, &bid);
+		CHECK(bid.status == MMAP3_BUILDID_TOO_LONG && bid.size == 0,
+		      "65-byte build-id: too long");
+		free(e.buf);
+	}
+	{
+		struct elf e = new_elf(1, 0, 1, 0);
+		struct elf_buildid bid;
+		uint64_t end = add_buildid(&e, 128, ID, 0, 4);
+
+		add_ph(&e, 0, 4, 128, end - 128, 4);
+		parse(&e, e.size, &bid);
+		CHECK(bid.status == MMAP3_BUILDID_CORRUPT && bid.offset == 128,
+		      "empty build-id: corrupt, at the note");
+		free(e.buf);
+	}
+}
+
+static void test_no_buildid(void)
+{
+	struct elf e = new_elf(1, 0, 1, 0);
+	struct elf_buildid bid;
+	uint64_t end = add_note(&e, 128, "GNU", 4, 1, ID, 16, 4);	/* ABI tag */
+
+	add_ph(&e, 0, 4, 128, end - 128, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "only an ABI-tag note: no build-id");
+	free(e.buf);
+
+	e = new_elf(0, 1, 0, 0);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "no headers at all: no build-id");
+	free(e.buf);
+}
+
+static void test_section_fallback(void)
+{
+	int is64;
+
+	for (is64 = 0; is64 <= 1; is64++) {
+		struct elf e = new_elf(is64, is64, 0, 3);
+		struct elf_buildid bid;
+		uint64_t at = e.size + 32, end = add_buildid(&e, at, ID, 20, 4);
+
+		add_sh(&e, 1, 1, 0, 16, 1);		/* PROGBITS */
+		add_sh(&e, 2, 7, at, end - at, 4);	/* NOTE */
+		parse(&e, e.size, &bid);
+		CHECK(has_id(&bid, 20), "ELF%d: build-id in a SHT_NOTE section only",
+		      is64 ? 64 : 32);
+		free(e.buf);
+	}
+}
+
+static void test_extended_counts(void)
+{
+	/* PN_XNUM: the real program header count is section 0's sh_info. */
+	struct elf e = new_elf(1, 0, 3, 1);
+	struct elf_buildid bid;
+	uint64_t at = e.size, end = add_buildid(&e, at, ID, 20, 4);
+
+	add_ph(&e, 2, 4, at, end - at, 4);
+	put(&e, 56, 0xffff, 2);				/* e_phnum = PN_XNUM */
+	put(&e, e.shoff + 44, 3, 4);			/* sh_info */
+	parse(&e, e.size, &bid);
+	CHECK(has_id(&bid, 20), "PN_XNUM: program header count from section 0");
+
+	put(&e, e.shoff + 44, 0xffffffff, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_LIMIT, "PN_XNUM with 2^32-1 headers: limit");
+	free(e.buf);
+}
+
+static void test_not_elf(void)
+{
+	static const char script[] = "#!/bin/sh\necho hello\n";
+	struct elf e = { .buf = (uint8_t *)script, .size = sizeof(script) - 1 };
+	struct elf_buildid bid;
+
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NOT_ELF, "a script: not ELF");
+	parse(&e, 0, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NOT_ELF, "an empty file: not ELF");
+	e.buf = (uint8_t *)"\177ELF\2\1\1";
+	parse(&e, 7, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_TRUNCATED, "7 bytes of ELF header: truncated");
+}
+
+static void test_bad_ident(void)
+{
+	static const struct { int byte, value; const char *what; } cases[] = {
+		{ 4, 0, "class 0" }, { 4, 3, "class 3" }, { 5, 0, "byte order 0" },
+		{ 5, 3, "byte order 3" }, { 6, 0, "version 0" }, { 6, 2, "version 2" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct elf e = new_elf(1, 0, 0, 0);
+		struct elf_buildid bid;
+
+		e.buf[cases[i].byte] = cases[i].value;
+		parse(&e, e.size, &bid);
+		CHECK(bid.status == MMAP3_BUILDID_CORRUPT && bid.offset == 4,
+		      "ident %s: corrupt", cases[i].what);
+		free(e.buf);
+	}
+}
+
+static void test_truncated(void)
+{
+	struct elf e = new_elf(1, 0, 4, 0);
+	struct elf_buildid bid;
+	uint64_t at = e.size + 8, end = add_buildid(&e, at, ID, 20, 4);
+
+	add_ph(&e, 3, 4, at, end - at, 4);
+	parse(&e, 40, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_TRUNCATED, "cut in the ELF header: truncated");
+	parse(&e, 64 + 56 * 2, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_TRUNCATED && bid.offset == 64,
+	      "cut in the program header table: truncated, at the table");
+	parse(&e, end - 4, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_TRUNCATED && bid.offset == at,
+	      "cut in the note: truncated, at the note");
+	parse(&e, end, &bid);
+	CHECK(has_id(&bid, 20), "not cut: found");
+
+	/* The file shrinks between stat and read. */
+	{
+		struct mem m = { .buf = e.buf, .size = e.size, .shrink_to = at + 4 };
+
+		elf_buildid_parse(mem_read, &m, e.size, &bid);
+		CHECK(bid.status == MMAP3_BUILDID_TRUNCATED, "file shrinks while read: truncated");
+	}
+	free(e.buf);
+}
+
+static void test_io_error(void)
+{
+	struct elf e = new_elf(1, 0, 1, 0);
+	struct mem m = { .buf = e.buf, .size = e.size, .fail_errno = EIO };
+	struct elf_buildid bid;
+
+	elf_buildid_parse(mem_read, &m, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_IO_ERROR && bid.error == EIO,
+	      "read error: reported with its errno");
+	free(e.buf);
+}
+
+static void test_hostile_offsets(void)
+{
+	static const struct {
+		uint64_t off, size;
+		unsigned int status;
+		const char *what;
+	} cases[] = {
+		{ ~0ull - 7, 16, MMAP3_BUILDID_CORRUPT, "note offset near 2^64" },
+		{ 128, ~0ull - 64, MMAP3_BUILDID_TRUNCATED, "offset + size overflows" },
+		{ 1ull << 40, 64, MMAP3_BUILDID_CORRUPT, "note offset past the end" },
+		{ 128, 1ull << 40, MMAP3_BUILDID_TRUNCATED, "note size past the end" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct elf e = new_elf(1, 0, 2, 0);
+		struct elf_buildid bid;
+		uint64_t end;
+
+		add_ph(&e, 0, 4, cases[i].off, cases[i].size, 4);
+		parse(&e, e.size, &bid);
+		CHECK(bid.status == cases[i].status, "%s", cases[i].what);
+
+		/* A broken segment does not hide a good one. */
+		end = add_buildid(&e, 256, ID, 20, 4);
+		add_ph(&e, 1, 4, 256, end - 256, 4);
+		parse(&e, e.size, &bid);
+		CHECK(has_id(&bid, 20), "%s, then a good segment: found", cases[i].what);
+		free(e.buf);
+	}
+}
+
+static void test_hostile_notes(void)
+{
+	struct elf e = new_elf(1, 0, 1, 0);
+	struct elf_buildid bid;
+
+	/* descsz 2^32-1 inside a small segment. */
+	add_note(&e, 128, "GNU", 4, 3, ID, 20, 4);
+	put(&e, 132, 0xffffffff, 4);
+	add_ph(&e, 0, 4, 128, 36, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_CORRUPT && bid.offset == 128,
+	      "note descsz 2^32-1: corrupt, at the note");
+	/* namesz 2^32-1. */
+	put(&e, 132, 20, 4);
+	put(&e, 128, 0xffffffff, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_CORRUPT, "note namesz 2^32-1: corrupt");
+	free(e.buf);
+
+	/* The PT_NOTE covers the ELF and program headers: parsed as notes. */
+	e = new_elf(1, 0, 1, 0);
+	add_ph(&e, 0, 4, 0, e.size, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status != MMAP3_BUILDID_FOUND, "PT_NOTE overlapping the headers: no id");
+	free(e.buf);
+
+	/* Two segments, one note. */
+	e = new_elf(1, 0, 2, 0);
+	{
+		uint64_t end = add_buildid(&e, 256, ID, 20, 4);
+
+		add_ph(&e, 0, 4, 256, end - 256, 4);
+		add_ph(&e, 1, 4, 256, end - 256, 4);
+	}
+	parse(&e, e.size, &bid);
+	CHECK(has_id(&bid, 20), "two PT_NOTEs over the same note: found");
+	free(e.buf);
+
+	/* 1 MiB of minimal notes: bounded. */
+	e = new_elf(1, 0, 1, 0);
+	put(&e, 256 + (1 << 20) - 1, 0, 1);
+	add_ph(&e, 0, 4, 256, 1 << 20, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_LIMIT, "87381 empty notes: stops at the limit");
+	free(e.buf);
+
+	/* Program header entry size too small. */
+	e = new_elf(1, 0, 1, 0);
+	put(&e, 54, 16, 2);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_CORRUPT && bid.offset == 64,
+	      "e_phentsize 16: corrupt, at the table");
+	free(e.buf);
+
+	/* Program header table offset past the end. */
+	e = new_elf(1, 0, 1, 0);
+	put(&e, 0x20, 1ull << 50, 8);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_CORRUPT, "e_phoff past the end: corrupt");
+	free(e.buf);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	for (i = 0; i < sizeof(ID); i++)
+		ID[i] = (uint8_t)(0xa5 ^ (i * 7));
+
+	test_classes_and_byte_orders();
+	test_note_past_first_page();
+	test_many_program_headers();
+	test_several_notes_and_alignment();
+	test_sizes();
+	test_no_buildid();
+	test_section_fallback();
+	test_extended_counts();
+	test_not_elf();
+	test_bad_ident();
+	test_truncated();
+	test_io_error();
+	test_hostile_offsets();
+	test_hostile_notes();
+	return tap_done();
+}
