@@ -22,66 +22,7 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
-
-struct id {
-	int found;
-	size_t size;
-	unsigned char bytes[MMAP3_BUILD_ID_SIZE_MAX];
-};
-
-static int find_in_data(Elf_Data *data, struct id *id)
-{
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nhdr;
-
-	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
-		    nhdr.n_descsz > 0 && nhdr.n_descsz <= MMAP3_BUILD_ID_SIZE_MAX) {
-			id->found = 1;
-			id->size = nhdr.n_descsz;
-			memcpy(id->bytes, (char *)data->d_buf + desc_off, id->size);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void libelf_buildid(int fd, struct id *id)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t i, n;
-	Elf_Scn *scn = NULL;
-
-	memset(id, 0, sizeof(*id));
-	if (!elf)
-		return;
-	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		for (i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			Elf_Data *data;
-
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
-						    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (data && find_in_data(data, id))
-				goto out;
-		}
-	}
-	while (elf_kind(elf) == ELF_K_ELF && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && find_in_data(data, id))
-			goto out;
-	}
-out:
-	elf_end(elf);
-}
+#include "libelf_buildid.h"
 
 static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
 {
@@ -122,7 +63,7 @@ int main(int argc, char **argv)
 		struct elf_buildid bid;
 		unsigned char magic[4];
 		struct stat st;
-		struct id id;
+		struct libelf_id id;
 		double t0, t1, t2;
 		int fd;
 
