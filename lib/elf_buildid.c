@@ -18,6 +18,12 @@
 
 #include "elf_buildid.h"
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define IS_BIG_ENDIAN	true
+#else
+#define IS_BIG_ENDIAN	false
+#endif
+
 #define EI_NIDENT	16
 #define ELFCLASS32	1
 #define ELFCLASS64	2
@@ -27,7 +33,6 @@
 #define PT_NOTE		4
 #define SHT_NOTE	7
 #define PN_XNUM		0xffff
-#define NT_GNU_BUILD_ID	3
 
 /* Work limits: far above any real file, low enough to bound a hostile one. */
 #define MAX_PHDRS	65536u
@@ -166,7 +171,7 @@ static int scan_notes(struct reader *r, __u64 off, __u64 len, __u64 align)
 		if (desc_off + descsz > end)
 			return fail(r, MMAP3_BUILDID_CORRUPT, pos);
 
-		if (type == NT_GNU_BUILD_ID && namesz == 4) {
+		if (type == ELF_BUILDID_NOTE_TYPE && namesz == 4) {
 			if (get(r, name_off, name, sizeof(name)))
 				return -1;
 			if (!memcmp(name, "GNU", 4)) {
@@ -345,6 +350,26 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 
 	if (scan_phdrs(&r, &ph) > 0 || (bid->status != MMAP3_BUILDID_IO_ERROR &&
 					scan_shdrs(&r, &sh) > 0))
+		bid->status = MMAP3_BUILDID_FOUND;
+	if (bid->status != MMAP3_BUILDID_FOUND)
+		bid->size = 0;
+	return bid->status;
+}
+
+int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u32 align,
+			    struct elf_buildid *bid)
+{
+	struct reader r = {
+		.read = read,
+		.ctx = ctx,
+		.size = size,
+		.bid = bid,
+		.msb = IS_BIG_ENDIAN,
+	};
+
+	memset(bid, 0, sizeof(*bid));
+	bid->status = MMAP3_BUILDID_NO_NOTE;
+	if (scan_notes(&r, 0, size, align) > 0)
 		bid->status = MMAP3_BUILDID_FOUND;
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		bid->size = 0;

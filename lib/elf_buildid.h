@@ -12,6 +12,9 @@
 #endif
 #include <linux/mmap3.h>
 
+/* The note type of a GNU build-id, with the name "GNU". */
+#define ELF_BUILDID_NOTE_TYPE	3
+
 /*
  * Read up to @len bytes at @off into @buf.  Return the number of bytes
  * read, short only at the end of the file, or a negative errno.
@@ -37,6 +40,14 @@ struct elf_buildid {
  */
 int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 		      struct elf_buildid *bid);
+
+/*
+ * Find the GNU build-id in a bare sequence of notes in this machine's
+ * byte order (such as /sys/kernel/notes) of @size bytes, padded to
+ * @align (4 or 8).
+ */
+int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u32 align,
+			    struct elf_buildid *bid);
 
 /* A short description of a status, e.g. "not an ELF file". */
 const char *elf_buildid_status_str(unsigned int status);
