@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The /dev/mmap3 character device: who may open it, and the ioctls.
+ * The /dev/mmap3 character device: who may open it; each open file is a
+ * session (session.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,25 +13,6 @@
 #include <linux/mmap3.h>
 
 #include "mmap3.h"
-
-/*
- * Copy an extensible struct (see include/uapi/linux/mmap3.h) whose first
- * member is its __u32 size.  copy_struct_from_user() checks that bytes we
- * do not know are zero, but answers E2BIG where our ABI promises EINVAL.
- */
-static int mmap3_copy_struct_from_user(void *dst, size_t ksize,
-				       const void __user *src, size_t min_size,
-				       u32 *usize)
-{
-	int ret;
-
-	if (get_user(*usize, (const u32 __user *)src))
-		return -EFAULT;
-	if (*usize < min_size || *usize > MMAP3_STRUCT_SIZE_MAX)
-		return -EINVAL;
-	ret = copy_struct_from_user(dst, ksize, src, *usize);
-	return ret == -E2BIG ? -EINVAL : ret;
-}
 
 static long mmap3_ioctl_abi_version(void __user *uarg)
 {
@@ -59,26 +41,49 @@ static long mmap3_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case MMAP3_IOC_ABI_VERSION:
+	if (cmd == MMAP3_IOC_ABI_VERSION)
 		return mmap3_ioctl_abi_version(uarg);
-	default:
-		return -ENOTTY;
-	}
+	return mmap3_session_ioctl(file->private_data, cmd, uarg);
 }
 
 static int mmap3_open(struct inode *inode, struct file *file)
 {
+	struct mmap3_session *s;
+
 	/* Records expose other processes' mappings and kernel addresses. */
 	if (!perfmon_capable())
 		return -EPERM;
+	s = mmap3_session_create();
+	if (!s)
+		return -ENOMEM;
+	file->private_data = s;
 	return stream_open(inode, file);
+}
+
+static int mmap3_release(struct inode *inode, struct file *file)
+{
+	mmap3_session_destroy(file->private_data);
+	return 0;
+}
+
+static ssize_t mmap3_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
+{
+	return mmap3_session_read(file->private_data, buf, count,
+				  file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t mmap3_poll(struct file *file, struct poll_table_struct *wait)
+{
+	return mmap3_session_poll(file->private_data, file, wait);
 }
 
 /* .owner pins the module while the device is open: rmmod gets EBUSY. */
 static const struct file_operations mmap3_fops = {
 	.owner		= THIS_MODULE,
 	.open		= mmap3_open,
+	.release	= mmap3_release,
+	.read		= mmap3_read,
+	.poll		= mmap3_poll,
 	.unlocked_ioctl	= mmap3_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -5,7 +5,96 @@
 #ifndef MMAP3_MODULE_H
 #define MMAP3_MODULE_H
 
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/mmap3.h>
+#include <linux/pid.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+
+struct mmap3_session;
+
+/*
+ * A file mapping seen by the hook, queued for the worker.  Holds a
+ * reference to the file and to the task's pids until it is resolved.
+ */
+struct mmap3_event {
+	u64 time_local;			/* local_clock() */
+	u64 time_mono;			/* ktime_get_mono_fast_ns() */
+	u64 time_raw;			/* ktime_get_raw_fast_ns() */
+	struct file *file;
+	struct pid *tgid;
+	struct pid *pid;
+	unsigned long start;
+	unsigned long len;
+	unsigned long pgoff;
+	u32 cpu;
+	u32 prot;			/* PROT_* */
+	u32 flags;			/* MMAP3_MMAP_* */
+};
+
+/* What the records say about a mapped file. */
+struct mmap3_file_info {
+	u32 dev_major;
+	u32 dev_minor;
+	u64 ino;
+	u32 generation;
+	struct timespec64 mtime;
+	struct mmap3_build_id build_id;
+};
+
+/* device.c */
 int mmap3_device_register(void);
 void mmap3_device_unregister(void);
+
+/* session.c */
+int mmap3_copy_struct_from_user(void *dst, size_t ksize, const void __user *src,
+				size_t min_size, u32 *usize);
+struct mmap3_session *mmap3_session_create(void);
+void mmap3_session_destroy(struct mmap3_session *s);
+long mmap3_session_ioctl(struct mmap3_session *s, unsigned int cmd, void __user *uarg);
+ssize_t mmap3_session_read(struct mmap3_session *s, char __user *buf, size_t count,
+			   bool nonblock);
+__poll_t mmap3_session_poll(struct mmap3_session *s, struct file *file,
+			    struct poll_table_struct *wait);
+bool mmap3_sessions_any(void);
+void mmap3_sessions_deliver_mmap(const struct mmap3_event *ev,
+				 struct mmap3_record_mmap *rec);
+void mmap3_sessions_deliver_module(struct mmap3_record_module *rec);
+bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *ev,
+			     struct mmap3_record_mmap *rec);
+bool mmap3_session_emit_module(struct mmap3_session *s, struct mmap3_record_module *rec);
+bool mmap3_session_emit(struct mmap3_session *s, struct mmap3_record_header *rec);
+bool mmap3_session_emit_now(struct mmap3_session *s, struct mmap3_record_header *rec);
+void mmap3_now(struct mmap3_event *ev);
+bool mmap3_session_wants_data(const struct mmap3_session *s);
+
+/* hook.c: the mmap hook and the queue between it and the worker */
+int mmap3_hook_init(void);
+void mmap3_hook_exit(void);
+int mmap3_hook_get(bool data);
+void mmap3_hook_put(bool data);
+void mmap3_hook_flush(void);
+u64 mmap3_hook_pending(void);
+u64 mmap3_hook_lost(void);
+
+/* capture.c: from a file to a record */
+struct mmap3_record_mmap *mmap3_record_mmap_alloc(void);
+int mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_event *ev);
+void mmap3_file_info(struct file *file, struct mmap3_file_info *fi);
+
+/* cache.c: per-inode build-id cache */
+int mmap3_cache_init(void);
+void mmap3_cache_exit(void);
+void mmap3_cache_build_id(struct file *file, struct mmap3_build_id *bid);
+void mmap3_cache_stats(struct mmap3_stats *st);
+
+/* kernel.c: the running kernel and its modules */
+int mmap3_kernel_init(void);
+void mmap3_kernel_exit(void);
+int mmap3_kernel_dump(struct mmap3_session *s);
+
+/* dump.c: executable mappings of existing processes */
+int mmap3_dump_processes(struct mmap3_session *s, struct pid_namespace *ns, bool data);
 
 #endif /* MMAP3_MODULE_H */

@@ -24,7 +24,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		1
-#define MMAP3_ABI_MINOR		0
+#define MMAP3_ABI_MINOR		1
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -49,6 +49,9 @@
  * @MMAP3_BUILDID_LIMIT:	more headers or notes than the parser examines
  *				(bounded work on hostile files)
  * @MMAP3_BUILDID_IO_ERROR:	reading the file failed
+ * @MMAP3_BUILDID_UNREADABLE:	not a regular file, or one the kernel cannot
+ *				read (no read_iter, secret memory): the module
+ *				does not try
  */
 enum mmap3_buildid_status {
 	MMAP3_BUILDID_FOUND	= 0,
@@ -59,6 +62,7 @@ enum mmap3_buildid_status {
 	MMAP3_BUILDID_TOO_LONG	= 5,
 	MMAP3_BUILDID_LIMIT	= 6,
 	MMAP3_BUILDID_IO_ERROR	= 7,
+	MMAP3_BUILDID_UNREADABLE = 8,
 	MMAP3_BUILDID_NR_STATUS,
 };
 
@@ -80,6 +84,228 @@ struct mmap3_abi_version {
 };
 
 #define MMAP3_ABI_VERSION_SIZE_VER0	16
+
+/*
+ * Records.  read() on /dev/mmap3 returns whole records, each starting with
+ * struct mmap3_record_header and MMAP3_RECORD_ALIGN-aligned; a buffer too
+ * small for the next record gets EINVAL.  @size covers the header and is a
+ * multiple of MMAP3_RECORD_ALIGN; a reader skips types it does not know.
+ *
+ * @time is in the session's clock (MMAP3_IOC_SET_CLOCK), by default
+ * local_clock(), perf's default clock, so records interleave with perf
+ * samples.  For mappings it is the time of the mmap, even when the
+ * build-id was read later.
+ */
+#define MMAP3_RECORD_ALIGN	8
+
+enum mmap3_record_type {
+	MMAP3_RECORD_MMAP		= 1,
+	MMAP3_RECORD_MODULE_LOAD	= 2,
+	MMAP3_RECORD_MODULE_UNLOAD	= 3,
+	MMAP3_RECORD_KERNEL		= 4,
+	MMAP3_RECORD_LOST		= 5,
+	MMAP3_RECORD_DUMP_DONE		= 6,
+};
+
+struct mmap3_record_header {
+	__u32 type;
+	__u32 size;
+	__u64 time;
+};
+
+/*
+ * struct mmap3_build_id - a build-id, or why there is none
+ * @status:	enum mmap3_buildid_status
+ * @size:	bytes of @data in use (0 unless @status is FOUND)
+ * @data:	the build-id, zero-padded
+ */
+struct mmap3_build_id {
+	__u8 status;
+	__u8 size;
+	__u8 __reserved[6];
+	__u8 data[MMAP3_BUILD_ID_SIZE_MAX];
+};
+
+/* struct mmap3_record_mmap flags */
+#define MMAP3_MMAP_SHARED	(1U << 0)	/* MAP_SHARED, else private */
+#define MMAP3_MMAP_DUMP		(1U << 1)	/* from the state dump */
+#define MMAP3_MMAP_DELETED	(1U << 2)	/* file unlinked when resolved */
+
+/*
+ * MMAP3_RECORD_MMAP: a file-backed mapping that is executable (or, with
+ * MMAP3_FILTER_DATA, any file-backed mapping).
+ * @pid, @tid:	process and thread, as seen from the session's pid namespace
+ * @cpu:	CPU the mapping was made on
+ * @prot:	PROT_READ | PROT_WRITE | PROT_EXEC of the mapping
+ * @flags:	MMAP3_MMAP_*
+ * @addr, @len, @pgoff: the mapping, @pgoff in pages
+ * @dev_major, @dev_minor, @ino, @generation: the mapped inode
+ * @mtime_sec, @mtime_nsec: its modification time when the build-id was read
+ * @build_id:	of the mapped file itself, not of what its path names now
+ * @path:	NUL-terminated path (without " (deleted)"), padded to the
+ *		record size
+ */
+struct mmap3_record_mmap {
+	struct mmap3_record_header header;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u32 prot;
+	__u32 flags;
+	__u32 generation;
+	__u64 addr;
+	__u64 len;
+	__u64 pgoff;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u64 ino;
+	__s64 mtime_sec;
+	__u32 mtime_nsec;
+	__u32 __reserved;
+	struct mmap3_build_id build_id;
+	char path[];
+};
+
+#define MMAP3_MODULE_NAME_LEN	64
+
+/*
+ * MMAP3_RECORD_MODULE_LOAD, MMAP3_RECORD_MODULE_UNLOAD: a kernel module
+ * loaded (or already loaded when the session started, with
+ * MMAP3_MODULE_DUMP) or unloaded.
+ * @text_addr, @text_size: its core text; zero for openers that may not
+ *		see kernel addresses (kptr_restrict)
+ */
+#define MMAP3_MODULE_DUMP	(1U << 0)
+
+struct mmap3_record_module {
+	struct mmap3_record_header header;
+	__u32 flags;
+	__u32 __reserved;
+	__u64 text_addr;
+	__u64 text_size;
+	char name[MMAP3_MODULE_NAME_LEN];
+	struct mmap3_build_id build_id;
+};
+
+/*
+ * MMAP3_RECORD_KERNEL: the running kernel, first record of a session.
+ * @release:	utsname()->release
+ */
+struct mmap3_record_kernel {
+	struct mmap3_record_header header;
+	char release[65];
+	__u8 __reserved[7];
+	struct mmap3_build_id build_id;
+};
+
+/*
+ * MMAP3_RECORD_LOST: @lost records were dropped before this one because
+ * the session's buffer was full (or, before the records were made, the
+ * module's queue of pending mappings was).
+ */
+struct mmap3_record_lost {
+	struct mmap3_record_header header;
+	__u64 lost;
+};
+
+/* MMAP3_RECORD_DUMP_DONE: the state dump of MMAP3_IOC_ENABLE is complete. */
+struct mmap3_record_dump_done {
+	struct mmap3_record_header header;
+};
+
+/*
+ * Session ioctls.  Each open file is a session; it sees nothing until
+ * MMAP3_IOC_ENABLE, which first dumps the current state (kernel, modules,
+ * executable mappings of every process visible in the opener's pid
+ * namespace), then a MMAP3_RECORD_DUMP_DONE, then live records.
+ */
+
+/* Buffer size in bytes, a power of two from 64 KiB to 1 GiB; only while
+ * disabled.  Default 4 MiB.  Errors: EINVAL, EBUSY (enabled), ENOMEM.
+ */
+#define MMAP3_BUFFER_SIZE_MIN	(64U << 10)
+#define MMAP3_BUFFER_SIZE_MAX	(1U << 30)
+#define MMAP3_IOC_SET_BUFFER_SIZE	_IOW(MMAP3_IOC_MAGIC, 0x01, __u64)
+
+/*
+ * struct mmap3_filter - argument of MMAP3_IOC_SET_FILTER
+ * @size:	sizeof(struct mmap3_filter) of the caller
+ * @flags:	MMAP3_FILTER_DATA: also non-executable file mappings
+ * @nr_pids:	number of @pids in use; 0 means every process
+ * @pids:	process ids (tgids) in the opener's pid namespace
+ */
+#define MMAP3_FILTER_DATA	(1U << 0)
+#define MMAP3_FILTER_MAX_PIDS	64
+
+struct mmap3_filter {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_pids;
+	__u32 __reserved;
+	__s32 pids[MMAP3_FILTER_MAX_PIDS];
+};
+
+#define MMAP3_FILTER_SIZE_VER0	272
+#define MMAP3_IOC_SET_FILTER	_IOW(MMAP3_IOC_MAGIC, 0x02, struct mmap3_filter)
+
+/* The clock of @time: MMAP3_CLOCK_LOCAL (default, perf's default clock)
+ * or a clockid perf -k accepts: CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW,
+ * CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI.  Only while disabled.
+ */
+#define MMAP3_CLOCK_LOCAL	(-1)
+#define MMAP3_IOC_SET_CLOCK	_IOW(MMAP3_IOC_MAGIC, 0x03, __s32)
+
+/* Start: dump the current state into the buffer, then record.  May
+ * block for the dump.  EBUSY if already enabled.
+ */
+#define MMAP3_IOC_ENABLE	_IO(MMAP3_IOC_MAGIC, 0x04)
+/* Stop recording; what is in the buffer stays readable. */
+#define MMAP3_IOC_DISABLE	_IO(MMAP3_IOC_MAGIC, 0x05)
+/* Return once every mapping made before the call is in the buffer (or
+ * counted lost).
+ */
+#define MMAP3_IOC_FLUSH		_IO(MMAP3_IOC_MAGIC, 0x06)
+
+/*
+ * struct mmap3_stats - argument of MMAP3_IOC_GET_STATS
+ * @size:		sizeof(struct mmap3_stats) of the caller
+ * @records:		records written to this session's buffer
+ * @lost:		records this session lost (full buffer or queue)
+ * @bytes:		bytes written to the buffer
+ * @buffer_size:	the buffer's size
+ * @buffer_used:	bytes waiting to be read
+ * @pending:		mappings seen by the hook, not yet resolved (all
+ *			sessions)
+ * @queue_lost:		mappings the hook could not queue (all sessions)
+ * @cache_entries:	per-inode build-id cache: entries in use
+ * @cache_capacity:	... its bound (module parameter cache_entries)
+ * @cache_hits, @cache_misses, @cache_evictions, @cache_invalidations:
+ *			... lookups served, lookups that read the file, entries
+ *			dropped for room, entries dropped because their inode
+ *			changed
+ * @parse:		files read, by enum mmap3_buildid_status
+ */
+struct mmap3_stats {
+	__u32 size;
+	__u32 __reserved;
+	__u64 records;
+	__u64 lost;
+	__u64 bytes;
+	__u64 buffer_size;
+	__u64 buffer_used;
+	__u64 pending;
+	__u64 queue_lost;
+	__u64 cache_entries;
+	__u64 cache_capacity;
+	__u64 cache_hits;
+	__u64 cache_misses;
+	__u64 cache_evictions;
+	__u64 cache_invalidations;
+	__u64 parse[16];
+};
+
+#define MMAP3_STATS_SIZE_VER0	240
+#define MMAP3_IOC_GET_STATS	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct mmap3_stats)
 
 #define MMAP3_IOC_MAGIC		0xB3
 

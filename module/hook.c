@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mmap hook and the per-CPU queues between it and the worker.
+ *
+ * perf_event_mmap(vma) is called after every successful mapping,
+ * exec's ELF mappings and mprotect() included, with the same signature
+ * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
+ * only a kprobe attaches everywhere; on x86 an int3 kprobe handler runs
+ * with in_nmi() true.  The handler therefore only takes references
+ * (get_file(), get_pid(): atomic increments), reads NMI-safe clocks,
+ * writes a preallocated per-CPU slot and raises an irq_work; the worker
+ * (process context) resolves the build-id and delivers the records.
+ * Nothing here allocates, sleeps, locks or drops a reference.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/irq_work.h>
+#include <linux/kprobes.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "mmap3.h"
+
+static unsigned int queue_len = 4096;
+module_param(queue_len, uint, 0444);
+MODULE_PARM_DESC(queue_len,
+		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
+
+/*
+ * One per possible CPU.  Single producer: the hook on that CPU, which
+ * runs with preemption off and cannot nest (mmap is never called from
+ * interrupts).  Single consumer: the worker.  ->head is written by the
+ * producer only, ->tail by the consumer only; the release/acquire pairs
+ * order the slot contents against them.
+ */
+struct mmap3_queue {
+	unsigned int head;
+	unsigned int tail;
+	struct mmap3_event ev[];
+};
+
+static struct mmap3_queue **mmap3_queues;
+static atomic64_t mmap3_queue_lost = ATOMIC64_INIT(0);
+static bool mmap3_want_data;		/* any session wants data mappings */
+
+static struct workqueue_struct *mmap3_wq;
+static struct irq_work mmap3_irq_work;
+static struct work_struct mmap3_drain_work;
+static struct mmap3_record_mmap *mmap3_drain_rec;	/* the worker's */
+
+/* hook_lock protects the registration of the kprobe and its user counts. */
+static DEFINE_MUTEX(hook_lock);
+static unsigned int hook_users, hook_data_users;
+static struct kprobe mmap3_kprobe;
+
+static u32 vma_prot(unsigned long vm_flags)
+{
+	return (vm_flags & VM_READ ? PROT_READ : 0) |
+	       (vm_flags & VM_WRITE ? PROT_WRITE : 0) |
+	       (vm_flags & VM_EXEC ? PROT_EXEC : 0);
+}
+
+static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
+	struct file *file = vma->vm_file;
+	unsigned int cpu, head, mask = queue_len - 1;
+	struct mmap3_queue *q;
+	struct mmap3_event *ev;
+
+	if (!file || (!(vma->vm_flags & VM_EXEC) && !READ_ONCE(mmap3_want_data)))
+		return 0;
+
+	cpu = smp_processor_id();
+	q = mmap3_queues[cpu];
+	head = q->head;
+	/* Pairs with the worker's release of the slot it is done with. */
+	if (head - smp_load_acquire(&q->tail) > mask) {
+		atomic64_inc(&mmap3_queue_lost);
+		return 0;
+	}
+	ev = &q->ev[head & mask];
+	ev->time_local = local_clock();
+	ev->time_mono = ktime_get_mono_fast_ns();
+	ev->time_raw = ktime_get_raw_fast_ns();
+	ev->file = get_file(file);
+	ev->tgid = get_pid(task_tgid(current));
+	ev->pid = get_pid(task_pid(current));
+	ev->start = vma->vm_start;
+	ev->len = vma->vm_end - vma->vm_start;
+	ev->pgoff = vma->vm_pgoff;
+	ev->cpu = cpu;
+	ev->prot = vma_prot(vma->vm_flags);
+	ev->flags = vma->vm_flags & VM_MAYSHARE ? MMAP3_MMAP_SHARED : 0;
+	/* Publish the slot: pairs with the worker's acquire of ->head. */
+	smp_store_release(&q->head, head + 1);
+	irq_work_queue(&mmap3_irq_work);
+	return 0;
+}
+
+/* A probe on the handler would recurse. */
+NOKPROBE_SYMBOL(mmap3_kprobe_handler);
+
+static void mmap3_irq_work_fn(struct irq_work *work)
+{
+	queue_work(mmap3_wq, &mmap3_drain_work);
+}
+
+static void mmap3_event_release(struct mmap3_event *ev)
+{
+	fput(ev->file);
+	put_pid(ev->tgid);
+	put_pid(ev->pid);
+}
+
+/* Resolve and deliver everything queued; the worker, process context. */
+static void mmap3_drain(struct work_struct *work)
+{
+	unsigned int cpu, head, tail, mask = queue_len - 1;
+
+	for_each_possible_cpu(cpu) {
+		struct mmap3_queue *q = mmap3_queues[cpu];
+
+		/* Pairs with the hook's release: the slots up to head are filled. */
+		head = smp_load_acquire(&q->head);
+		for (tail = q->tail; tail != head; tail++) {
+			struct mmap3_event *ev = &q->ev[tail & mask];
+
+			if (mmap3_sessions_any() && !mmap3_record_mmap_fill(mmap3_drain_rec, ev))
+				mmap3_sessions_deliver_mmap(ev, mmap3_drain_rec);
+			mmap3_event_release(ev);
+			/* The hook may reuse the slot once it sees this. */
+			smp_store_release(&q->tail, tail + 1);
+			cond_resched();
+		}
+	}
+}
+
+/* Return once every mapping queued before the call is delivered. */
+void mmap3_hook_flush(void)
+{
+	queue_work(mmap3_wq, &mmap3_drain_work);
+	flush_work(&mmap3_drain_work);
+}
+
+u64 mmap3_hook_pending(void)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(mmap3_queues[cpu]->head) - READ_ONCE(mmap3_queues[cpu]->tail);
+	return n;
+}
+
+u64 mmap3_hook_lost(void)
+{
+	return atomic64_read(&mmap3_queue_lost);
+}
+
+/*
+ * The kprobe is registered while at least one session is enabled, so a
+ * loaded module without sessions costs the mmap path nothing.
+ */
+int mmap3_hook_get(bool data)
+{
+	int ret = 0;
+
+	mutex_lock(&hook_lock);
+	if (!hook_users) {
+		memset(&mmap3_kprobe, 0, sizeof(mmap3_kprobe));
+		mmap3_kprobe.symbol_name = "perf_event_mmap";
+		mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
+		ret = register_kprobe(&mmap3_kprobe);
+		if (ret) {
+			pr_err("cannot probe perf_event_mmap: %d\n", ret);
+			goto out;
+		}
+	}
+	hook_users++;
+	if (data && !hook_data_users++)
+		WRITE_ONCE(mmap3_want_data, true);
+out:
+	mutex_unlock(&hook_lock);
+	return ret;
+}
+
+void mmap3_hook_put(bool data)
+{
+	mutex_lock(&hook_lock);
+	if (data && !--hook_data_users)
+		WRITE_ONCE(mmap3_want_data, false);
+	if (!--hook_users) {
+		/* Waits for running handlers (synchronize_rcu()). */
+		unregister_kprobe(&mmap3_kprobe);
+		if (mmap3_kprobe.nmissed)
+			pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
+	}
+	mutex_unlock(&hook_lock);
+}
+
+int mmap3_hook_init(void)
+{
+	unsigned int cpu;
+
+	if (!queue_len || !is_power_of_2(queue_len) || queue_len > (1U << 20)) {
+		pr_err("queue_len must be a power of two up to 1048576\n");
+		return -EINVAL;
+	}
+	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL);
+	if (!mmap3_queues)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		mmap3_queues[cpu] = kvzalloc(struct_size(mmap3_queues[cpu], ev, queue_len),
+					     GFP_KERNEL);
+		if (!mmap3_queues[cpu])
+			goto nomem;
+	}
+	mmap3_drain_rec = mmap3_record_mmap_alloc();
+	if (!mmap3_drain_rec)
+		goto nomem;
+	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
+	if (!mmap3_wq)
+		goto nomem;
+	init_irq_work(&mmap3_irq_work, mmap3_irq_work_fn);
+	INIT_WORK(&mmap3_drain_work, mmap3_drain);
+	return 0;
+nomem:
+	mmap3_hook_exit();
+	return -ENOMEM;
+}
+
+/* Every session is closed, so the kprobe is unregistered already. */
+void mmap3_hook_exit(void)
+{
+	unsigned int cpu;
+
+	if (mmap3_wq) {
+		irq_work_sync(&mmap3_irq_work);
+		/* Deliver (to no one) and release what is still queued. */
+		mmap3_hook_flush();
+		destroy_workqueue(mmap3_wq);
+		mmap3_wq = NULL;
+	}
+	kfree(mmap3_drain_rec);
+	mmap3_drain_rec = NULL;
+	if (mmap3_queues) {
+		for_each_possible_cpu(cpu)
+			kvfree(mmap3_queues[cpu]);
+		kfree(mmap3_queues);
+		mmap3_queues = NULL;
+	}
+}
