@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The capture engine: records of executable mappings, modules and the
+ * kernel, each build-id checked against what libelf reads from the file;
+ * files replaced, deleted or rewritten after mmap; filters, concurrent
+ * sessions, lost records, the state dump, namespaces and unloading.
+ *
+ * Runs as root inside a test VM with the module loaded ($MMAP3_KO).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mmap3.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf_builder.h"
+#include "kselftest_harness.h"
+#include "libelf_buildid.h"
+
+#define DIR "/tmp/capture_test"
+
+struct records {
+	char *buf;
+	size_t len;
+};
+
+#define for_each_record(r, h)							\
+	for ((h) = (struct mmap3_record_header *)(r)->buf;			\
+	     (char *)(h) < (r)->buf + (r)->len;					\
+	     (h) = (struct mmap3_record_header *)((char *)(h) + (h)->size))
+
+static int session_open(void)
+{
+	return open(MMAP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+}
+
+static int session_filter(int fd, uint32_t flags, int nr, const pid_t *pids)
+{
+	struct mmap3_filter f = { .size = sizeof(f), .flags = flags, .nr_pids = nr };
+	int i;
+
+	for (i = 0; i < nr; i++)
+		f.pids[i] = pids[i];
+	return ioctl(fd, MMAP3_IOC_SET_FILTER, &f);
+}
+
+/* Append what can be read now (after a flush) to @r. */
+static int read_available(int fd, struct records *r)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	int flags = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		r->buf = realloc(r->buf, r->len + n);
+		memcpy(r->buf + r->len, buf, n);
+		r->len += n;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return n < 0 && errno != EAGAIN ? -1 : 0;
+}
+
+static int flush_and_read(int fd, struct records *r)
+{
+	if (ioctl(fd, MMAP3_IOC_FLUSH))
+		return -1;
+	return read_available(fd, r);
+}
+
+static void records_free(struct records *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->len = 0;
+}
+
+/* The first live (not dumped) mapping record of @pid for @path. */
+static struct mmap3_record_mmap *find_mmap(struct records *r, pid_t pid, const char *path,
+					   int dump)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MMAP || (pid && (pid_t)m->pid != pid))
+			continue;
+		if (!!(m->flags & MMAP3_MMAP_DUMP) != dump)
+			continue;
+		if (!path || !strcmp(m->path, path))
+			return m;
+	}
+	return NULL;
+}
+
+static int count_type(struct records *r, uint32_t type)
+{
+	struct mmap3_record_header *h;
+	int n = 0;
+
+	for_each_record(r, h)
+		n += h->type == type;
+	return n;
+}
+
+static int build_id_is(const struct mmap3_build_id *bid, const uint8_t *id, size_t size)
+{
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == size &&
+	       !memcmp(bid->data, id, size);
+}
+
+/* Does @bid equal what libelf reads from @path? */
+static int build_id_matches_file(const struct mmap3_build_id *bid, const char *path)
+{
+	struct libelf_id id;
+
+	if (libelf_buildid_path(path, &id) || !id.found)
+		return 0;
+	return build_id_is(bid, id.bytes, id.size);
+}
+
+/* Write an ELF file whose build-id is @size bytes of @fill, noted at @note_off. */
+static int write_elf(const char *path, int is64, int msb, uint8_t fill, uint32_t size,
+		     uint64_t note_off, uint8_t *id_out)
+{
+	struct elf e = new_elf(is64, msb, 1, 0);
+	uint8_t id[64];
+	uint64_t end;
+	int fd, ret = -1;
+
+	memset(id, fill, sizeof(id));
+	id[0] = (uint8_t)size;
+	if (id_out)
+		memcpy(id_out, id, size);
+	end = add_buildid(&e, note_off, id, size, 4);
+	add_ph(&e, 0, 4, note_off, end - note_off, 4);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd >= 0 && write(fd, e.buf, e.size) == (ssize_t)e.size)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(e.buf);
+	return ret;
+}
+
+/* mmap @path PROT_READ|PROT_EXEC; the mapping stays. */
+static void *map_exec(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p;
+}
+
+FIXTURE(capture) {
+	int fd;
+	struct records r;
+};
+
+FIXTURE_SETUP(capture)
+{
+	mkdir(DIR, 0755);
+	elf_version(EV_CURRENT);
+	self->r.buf = NULL;
+	self->r.len = 0;
+	self->fd = session_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(capture)
+{
+	close(self->fd);
+	records_free(&self->r);
+}
+
+static void enable_and_skip_dump(struct __test_metadata *_metadata, int fd,
+				 struct records *r)
+{
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_available(fd, r));
+	ASSERT_EQ(1, count_type(r, MMAP3_RECORD_DUMP_DONE));
+	records_free(r);
+}
+
+TEST_F(capture, kernel_record_first)
+{
+	struct mmap3_record_kernel *k;
+	char cmd[] = "perf buildid-list -k 2>/dev/null", line[256] = "", hex[129];
+	FILE *p;
+	int i;
+
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	ASSERT_LT(0, self->r.len);
+	k = (void *)self->r.buf;
+	ASSERT_EQ(MMAP3_RECORD_KERNEL, k->header.type);
+	ASSERT_EQ(MMAP3_BUILDID_FOUND, k->build_id.status);
+	/* perf reads the same notes: its answer is the oracle. */
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), p));
+	pclose(p);
+	for (i = 0; i < k->build_id.size; i++)
+		sprintf(hex + 2 * i, "%02x", k->build_id.data[i]);
+	EXPECT_EQ(0, strncmp(line, hex, 2 * k->build_id.size)) {
+		TH_LOG("module %s, perf %s", hex, line);
+	}
+}
+
+TEST_F(capture, dynamic_program_and_libraries)
+{
+	struct mmap3_record_header *h;
+	int status, checked = 0, exe = 0;
+	pid_t pid;
+
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl("/usr/bin/perf", "perf", "--version", NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	for_each_record(&self->r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MMAP || (pid_t)m->pid != pid ||
+		    !(m->prot & PROT_EXEC))
+			continue;
+		EXPECT_TRUE(build_id_matches_file(&m->build_id, m->path)) {
+			TH_LOG("%s: status %u", m->path, m->build_id.status);
+		}
+		exe += !strcmp(m->path, "/usr/bin/perf");
+		checked++;
+	}
+	EXPECT_LE(1, exe);
+	/* perf, ld.so, libc and more. */
+	EXPECT_LE(4, checked);
+}
+
+TEST_F(capture, renamed_over_while_mapped)
+{
+	uint8_t a[20], b[20];
+	struct mmap3_record_mmap *m;
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/renamed", 1, 0, 0xaa, 20, 256, a));
+	ASSERT_EQ(0, write_elf(DIR "/renamed.new", 1, 0, 0xbb, 20, 256, b));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	p = map_exec(DIR "/renamed");
+	ASSERT_NE(MAP_FAILED, p);
+	/* Before the worker reads it, probably: the old inode is what counts. */
+	ASSERT_EQ(0, rename(DIR "/renamed.new", DIR "/renamed"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/renamed", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	munmap(p, 4096);
+}
+
+TEST_F(capture, deleted_right_after_mmap)
+{
+	struct mmap3_record_mmap *m;
+	uint8_t a[20];
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/deleted", 1, 0, 0xcc, 20, 256, a));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	p = map_exec(DIR "/deleted");
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, unlink(DIR "/deleted"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	/*
+	 * The path without " (deleted)", whether the worker read the file
+	 * before or after the unlink (then MMAP3_MMAP_DELETED says so).
+	 */
+	m = find_mmap(&self->r, getpid(), DIR "/deleted", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	munmap(p, 4096);
+}
+
+TEST_F(capture, rewritten_in_place)
+{
+	struct mmap3_record_mmap *m;
+	uint8_t a[20], b[20];
+	struct stat st1, st2;
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/rewritten", 1, 0, 0x11, 20, 256, a));
+	ASSERT_EQ(0, stat(DIR "/rewritten", &st1));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	p = map_exec(DIR "/rewritten");
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/rewritten", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	munmap(p, 4096);
+	records_free(&self->r);
+
+	/*
+	 * Same inode, same size, new content.  The cache notices by the
+	 * inode's timestamps, which the filesystem keeps at its own
+	 * granularity (a jiffy on tmpfs before multigrain timestamps): wait
+	 * past it, as any real rewrite is.
+	 */
+	usleep(20000);
+	ASSERT_EQ(0, write_elf(DIR "/rewritten", 1, 0, 0x22, 20, 256, b));
+	ASSERT_EQ(0, stat(DIR "/rewritten", &st2));
+	ASSERT_EQ(st1.st_ino, st2.st_ino);
+	p = map_exec(DIR "/rewritten");
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/rewritten", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, b, 20));
+	munmap(p, 4096);
+}
+
+TEST_F(capture, mprotect_to_exec)
+{
+	struct mmap3_record_mmap *m;
+	uint8_t a[20];
+	void *p;
+	int fd;
+
+	ASSERT_EQ(0, write_elf(DIR "/mprotect", 1, 0, 0x33, 20, 256, a));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	fd = open(DIR "/mprotect", O_RDONLY);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	EXPECT_EQ(NULL, find_mmap(&self->r, getpid(), DIR "/mprotect", 0));
+	ASSERT_EQ(0, mprotect(p, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/mprotect", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(PROT_READ | PROT_EXEC, m->prot);
+	EXPECT_EQ((uint64_t)(uintptr_t)p, m->addr);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	munmap(p, 4096);
+}
+
+TEST_F(capture, elf32_big_endian_and_note_past_first_page)
+{
+	struct mmap3_record_mmap *m;
+	uint8_t a[20], b[32];
+	void *p1, *p2;
+
+	ASSERT_EQ(0, write_elf(DIR "/elf32be", 0, 1, 0x44, 20, 128, a));
+	ASSERT_EQ(0, write_elf(DIR "/farnote", 1, 0, 0x55, 32, 5 * 4096 + 8, b));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	p1 = map_exec(DIR "/elf32be");
+	p2 = map_exec(DIR "/farnote");
+	ASSERT_NE(MAP_FAILED, p1);
+	ASSERT_NE(MAP_FAILED, p2);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/elf32be", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	EXPECT_TRUE(build_id_matches_file(&m->build_id, DIR "/elf32be"));
+	m = find_mmap(&self->r, getpid(), DIR "/farnote", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, b, 32));
+	EXPECT_TRUE(build_id_matches_file(&m->build_id, DIR "/farnote"));
+	munmap(p1, 4096);
+	munmap(p2, 4096);
+}
+
+TEST_F(capture, non_elf_file_still_recorded)
+{
+	struct mmap3_record_mmap *m;
+	int fd;
+	void *p;
+
+	fd = open(DIR "/script", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(22, write(fd, "#!/bin/sh\necho hello\n\n", 22));
+	close(fd);
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	p = map_exec(DIR "/script");
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/script", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_NOT_ELF, m->build_id.status);
+	EXPECT_EQ(0, m->build_id.size);
+	munmap(p, 4096);
+}
+
+static int load_ko(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret;
+}
+
+TEST_F(capture, module_load_and_unload)
+{
+	const char *ko = "/lib/mmap3/mmap3_test_module.ko";
+	struct mmap3_record_header *h;
+	int loads = 0, unloads = 0;
+
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	ASSERT_EQ(0, load_ko(ko));
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3_test_module", O_NONBLOCK));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	for_each_record(&self->r, h) {
+		struct mmap3_record_module *m = (void *)h;
+
+		if ((h->type != MMAP3_RECORD_MODULE_LOAD && h->type != MMAP3_RECORD_MODULE_UNLOAD) ||
+		    strcmp(m->name, "mmap3_test_module"))
+			continue;
+		EXPECT_TRUE(build_id_matches_file(&m->build_id, ko));
+		EXPECT_NE(0, m->text_addr);
+		EXPECT_NE(0, m->text_size);
+		loads += h->type == MMAP3_RECORD_MODULE_LOAD;
+		unloads += h->type == MMAP3_RECORD_MODULE_UNLOAD;
+	}
+	EXPECT_EQ(1, loads);
+	EXPECT_EQ(1, unloads);
+}
+
+TEST_F(capture, dump_lists_loaded_modules)
+{
+	const char *ko = "/lib/mmap3/mmap3_test_module.ko";
+	struct mmap3_record_header *h;
+	int found = 0, self_found = 0;
+
+	ASSERT_EQ(0, load_ko(ko));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	for_each_record(&self->r, h) {
+		struct mmap3_record_module *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MODULE_LOAD || !(m->flags & MMAP3_MODULE_DUMP))
+			continue;
+		if (!strcmp(m->name, "mmap3_test_module")) {
+			found++;
+			EXPECT_TRUE(build_id_matches_file(&m->build_id, ko));
+		}
+		if (!strcmp(m->name, "mmap3")) {
+			self_found++;
+			EXPECT_TRUE(build_id_matches_file(&m->build_id, getenv("MMAP3_KO")));
+		}
+	}
+	EXPECT_EQ(1, found);
+	EXPECT_EQ(1, self_found);
+	syscall(SYS_delete_module, "mmap3_test_module", O_NONBLOCK);
+}
+
+/* A child that maps @path and waits for SIGKILL. */
+static pid_t child_mapping(const char *path)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (map_exec(path) == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+TEST_F(capture, pid_filter)
+{
+	uint8_t a[20];
+	pid_t c1, c2;
+
+	ASSERT_EQ(0, write_elf(DIR "/filtered", 1, 0, 0x66, 20, 256, a));
+	ASSERT_EQ(0, session_filter(self->fd, 0, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	c1 = child_mapping(DIR "/filtered");
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/filtered"));
+	c2 = child_mapping(DIR "/filtered");
+	usleep(100000);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	EXPECT_NE(NULL, find_mmap(&self->r, getpid(), DIR "/filtered", 0));
+	EXPECT_EQ(NULL, find_mmap(&self->r, c1, DIR "/filtered", 0));
+	EXPECT_EQ(NULL, find_mmap(&self->r, c2, DIR "/filtered", 0));
+	kill(c1, SIGKILL);
+	kill(c2, SIGKILL);
+	waitpid(c1, NULL, 0);
+	waitpid(c2, NULL, 0);
+}
+
+TEST_F(capture, two_sessions_see_every_record)
+{
+	struct records r2 = { };
+	struct mmap3_record_mmap *m1, *m2;
+	int fd2 = session_open();
+	uint8_t a[20];
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, write_elf(DIR "/shared", 1, 0, 0x77, 20, 256, a));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	enable_and_skip_dump(_metadata, fd2, &r2);
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/shared"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, flush_and_read(fd2, &r2));
+	m1 = find_mmap(&self->r, getpid(), DIR "/shared", 0);
+	m2 = find_mmap(&r2, getpid(), DIR "/shared", 0);
+	ASSERT_NE(NULL, m1);
+	ASSERT_NE(NULL, m2);
+	EXPECT_EQ(m1->header.time, m2->header.time);
+	EXPECT_TRUE(build_id_is(&m1->build_id, a, 20));
+	EXPECT_TRUE(build_id_is(&m2->build_id, a, 20));
+	close(fd2);
+	records_free(&r2);
+}
+
+TEST_F(capture, full_buffer_gives_lost_record_with_count)
+{
+	const int n = 3000;
+	struct mmap3_record_header *h;
+	struct mmap3_stats st = { .size = sizeof(st) };
+	uint64_t lost = 0, live = 0;
+	uint8_t a[20];
+	int i;
+
+	ASSERT_EQ(0, write_elf(DIR "/many", 1, 0, 0x88, 20, 256, a));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	ASSERT_EQ(0, session_filter(self->fd, 0, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	for (i = 0; i < n; i++) {
+		void *p = map_exec(DIR "/many");
+
+		ASSERT_NE(MAP_FAILED, p);
+		munmap(p, 4096);
+	}
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_GET_STATS, &st));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	/* A LOST record is written once there is room again. */
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_DISABLE));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	for_each_record(&self->r, h) {
+		if (h->type == MMAP3_RECORD_LOST)
+			lost += ((struct mmap3_record_lost *)h)->lost;
+		else if (h->type == MMAP3_RECORD_MMAP)
+			live++;
+	}
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(st.lost, lost);
+	EXPECT_EQ((uint64_t)n, live + lost);
+}
+
+TEST_F(capture, dump_covers_existing_process)
+{
+	struct mmap3_record_header *h;
+	struct mmap3_record_mmap *m;
+	int seen_done = 0, before_done = 0;
+	uint8_t a[20];
+	pid_t c;
+
+	ASSERT_EQ(0, write_elf(DIR "/existing", 1, 0, 0x99, 20, 256, a));
+	c = child_mapping(DIR "/existing");
+	ASSERT_LT(0, c);
+	usleep(100000);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	for_each_record(&self->r, h) {
+		m = (void *)h;
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			seen_done = 1;
+		if (h->type == MMAP3_RECORD_MMAP && (pid_t)m->pid == c &&
+		    !strcmp(m->path, DIR "/existing") && (m->flags & MMAP3_MMAP_DUMP))
+			before_done += !seen_done;
+	}
+	EXPECT_EQ(1, before_done);
+	m = find_mmap(&self->r, c, DIR "/existing", 1);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	/* The child's executable too, with the right build-id. */
+	m = find_mmap(&self->r, c, "/selftests/capture_test", 1);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_matches_file(&m->build_id, m->path));
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+}
+
+TEST_F(capture, clock_monotonic)
+{
+	struct mmap3_record_mmap *m;
+	struct timespec t0, t1;
+	uint8_t a[20];
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/clock", 1, 0, 0x12, 20, 256, a));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_SET_CLOCK, &(int){ CLOCK_MONOTONIC }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p = map_exec(DIR "/clock");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/clock", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_LE(t0.tv_sec * 1000000000ull + t0.tv_nsec, m->header.time);
+	EXPECT_GE(t1.tv_sec * 1000000000ull + t1.tv_nsec, m->header.time);
+	munmap(p, 4096);
+}
+
+TEST_F(capture, read_poll_and_errors)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	char small[8];
+
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 12345 }));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_SET_CLOCK, &(int){ 12345 }));
+	EXPECT_EQ(EINVAL, errno);
+	/* Disabled and empty: end of file. */
+	EXPECT_EQ(0, read(self->fd, small, sizeof(small)));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_SET_CLOCK, &(int){ CLOCK_MONOTONIC }));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	/* Too small for the next record. */
+	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, read_available(self->fd, &self->r));
+	pfd.revents = 0;
+	EXPECT_EQ(0, poll(&pfd, 1, 10));
+	fcntl(self->fd, F_SETFL, O_NONBLOCK);
+	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(capture, pid_namespace)
+{
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* pid 1 of a new namespace: sees itself only. */
+		struct records r = { };
+		struct mmap3_record_header *h;
+		int fd = session_open(), others = 0, me = 0;
+
+		if (fd < 0 || ioctl(fd, MMAP3_IOC_ENABLE) || read_available(fd, &r))
+			_exit(10);
+		for_each_record(&r, h) {
+			struct mmap3_record_mmap *m = (void *)h;
+
+			if (h->type != MMAP3_RECORD_MMAP)
+				continue;
+			if (m->pid == 1)
+				me++;
+			else
+				others++;
+		}
+		_exit(others ? 11 : !me ? 12 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+static int write_sysctl(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static uint64_t first_module_addr(int fd)
+{
+	struct records r = { };
+	struct mmap3_record_header *h;
+	uint64_t addr = ~0ull;
+
+	if (ioctl(fd, MMAP3_IOC_ENABLE) || read_available(fd, &r))
+		return ~0ull;
+	for_each_record(&r, h)
+		if (h->type == MMAP3_RECORD_MODULE_LOAD) {
+			addr = ((struct mmap3_record_module *)h)->text_addr;
+			break;
+		}
+	records_free(&r);
+	return addr;
+}
+
+TEST_F(capture, kptr_restrict_hides_module_addresses)
+{
+	uint64_t addr;
+	int fd;
+
+	ASSERT_EQ(0, write_sysctl("/proc/sys/kernel/kptr_restrict", "2"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, first_module_addr(fd));
+	close(fd);
+	ASSERT_EQ(0, write_sysctl("/proc/sys/kernel/kptr_restrict", "0"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	addr = first_module_addr(fd);
+	EXPECT_NE(0, addr);
+	EXPECT_NE(~0ull, addr);
+	close(fd);
+	write_sysctl("/proc/sys/kernel/kptr_restrict", "1");
+}
+
+TEST(unload_with_pending_work)
+{
+	int fd = session_open(), i;
+	const char *ko = getenv("MMAP3_KO");
+	uint8_t a[20];
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, ko);
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/pending", 1, 0, 0xab, 20, 256, a));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	for (i = 0; i < 500; i++) {
+		void *p = map_exec(DIR "/pending");
+
+		ASSERT_NE(MAP_FAILED, p);
+		munmap(p, 4096);
+	}
+	/* Close and unload at once, with mappings still queued. */
+	close(fd);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3", O_NONBLOCK));
+	ASSERT_EQ(0, load_ko(ko));
+}
+
+TEST_HARNESS_MAIN
