@@ -66,10 +66,10 @@ static unsigned int cache_count;
 static atomic64_t stat_hits, stat_misses, stat_evictions, stat_invalidations;
 static atomic64_t stat_parse[MMAP3_BUILDID_NR_STATUS];
 
-static u32 cache_hash_of(const struct inode *inode)
+/* The hash key; the hashtable helpers hash it into a bucket. */
+static u64 cache_key(const struct inode *inode)
 {
-	return hash_64((u64)inode->i_ino ^ (unsigned long)inode->i_sb ^
-		       ((u64)inode->i_generation << 32), MMAP3_CACHE_BITS);
+	return (u64)inode->i_ino ^ (unsigned long)inode->i_sb ^ ((u64)inode->i_generation << 32);
 }
 
 static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inode)
@@ -124,7 +124,7 @@ static bool cache_lookup(struct inode *inode, const struct mmap3_inode_state *st
 	bool hit = false;
 
 	rcu_read_lock();
-	hash_for_each_possible_rcu(cache_hash, e, hnode, cache_hash_of(inode)) {
+	hash_for_each_possible_rcu(cache_hash, e, hnode, cache_key(inode)) {
 		if (!entry_is(e, inode))
 			continue;
 		if (state_equal(&e->state, st)) {
@@ -164,7 +164,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 			 const struct mmap3_build_id *bid)
 {
 	struct mmap3_cache_entry *e, *old;
-	u32 bucket = cache_hash_of(inode);
+	u64 key = cache_key(inode);
 
 	if (!cache_entries)
 		return;
@@ -179,7 +179,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	e->build_id = *bid;
 
 	spin_lock(&cache_lock);
-	hash_for_each_possible(cache_hash, old, hnode, bucket) {
+	hash_for_each_possible(cache_hash, old, hnode, key) {
 		if (entry_is(old, inode)) {
 			entry_remove(old);
 			break;
@@ -187,7 +187,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	}
 	if (cache_count >= cache_entries)
 		cache_evict_one();
-	hlist_add_head_rcu(&e->hnode, &cache_hash[bucket]);
+	hash_add_rcu(cache_hash, &e->hnode, key);
 	list_add_tail(&e->clock, &cache_clock);
 	cache_count++;
 	spin_unlock(&cache_lock);
