@@ -742,6 +742,149 @@ TEST_F(capture, kptr_restrict_hides_module_addresses)
 	write_sysctl("/proc/sys/kernel/kptr_restrict", "1");
 }
 
+TEST_F(capture, data_mappings_only_when_asked)
+{
+	struct mmap3_record_mmap *m;
+	struct records r2 = { };
+	int fd2 = session_open(), fd;
+	uint8_t a[20];
+	void *p;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, write_elf(DIR "/data", 1, 0, 0x13, 20, 256, a));
+	ASSERT_EQ(0, session_filter(self->fd, MMAP3_FILTER_DATA, 0, NULL));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	enable_and_skip_dump(_metadata, fd2, &r2);
+	fd = open(DIR "/data", O_RDONLY);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, flush_and_read(fd2, &r2));
+	m = find_mmap(&self->r, getpid(), DIR "/data", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(PROT_READ, m->prot);
+	EXPECT_TRUE(m->flags & MMAP3_MMAP_SHARED);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	EXPECT_EQ(NULL, find_mmap(&r2, getpid(), DIR "/data", 0));
+	munmap(p, 4096);
+	close(fd2);
+	records_free(&r2);
+}
+
+TEST_F(capture, cache_hits_and_invalidations_counted)
+{
+	struct mmap3_stats s0 = { .size = sizeof(s0) }, s1 = { .size = sizeof(s1) };
+	struct mmap3_stats s2 = { .size = sizeof(s2) };
+	uint8_t a[20], b[20];
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/counted", 1, 0, 0x14, 20, 256, a));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_GET_STATS, &s0));
+	p = map_exec(DIR "/counted");
+	munmap(p, 4096);
+	p = map_exec(DIR "/counted");
+	munmap(p, 4096);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_GET_STATS, &s1));
+	EXPECT_LE(s0.cache_misses + 1, s1.cache_misses);
+	EXPECT_LE(s0.cache_hits + 1, s1.cache_hits);
+	EXPECT_LE(s0.parse[MMAP3_BUILDID_FOUND] + 1, s1.parse[MMAP3_BUILDID_FOUND]);
+	EXPECT_LE(1, s1.cache_entries);
+	EXPECT_EQ(16384, s1.cache_capacity);
+
+	usleep(20000);
+	ASSERT_EQ(0, write_elf(DIR "/counted", 1, 0, 0x15, 20, 256, b));
+	p = map_exec(DIR "/counted");
+	munmap(p, 4096);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_GET_STATS, &s2));
+	EXPECT_LE(s1.cache_invalidations + 1, s2.cache_invalidations);
+	EXPECT_EQ(0, s2.lost);
+}
+
+TEST_F(capture, read_blocks_until_a_record)
+{
+	struct mmap3_record_mmap *m;
+	char buf[8192];
+	uint8_t a[20];
+	ssize_t n;
+	pid_t c;
+
+	ASSERT_EQ(0, write_elf(DIR "/later", 1, 0, 0x16, 20, 256, a));
+	ASSERT_EQ(0, session_filter(self->fd, 0, 0, NULL));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	c = fork();
+	ASSERT_LE(0, c);
+	if (c == 0) {
+		usleep(200000);
+		_exit(map_exec(DIR "/later") == MAP_FAILED);
+	}
+	/* Blocks until the child maps (or anything else does). */
+	for (;;) {
+		n = read(self->fd, buf, sizeof(buf));
+		ASSERT_LT(0, n);
+		self->r.buf = realloc(self->r.buf, self->r.len + n);
+		memcpy(self->r.buf + self->r.len, buf, n);
+		self->r.len += n;
+		m = find_mmap(&self->r, c, DIR "/later", 0);
+		if (m)
+			break;
+	}
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	waitpid(c, NULL, 0);
+}
+
+/* cache_entries=2: distinct files evict each other, and still resolve. */
+TEST(cache_bounded_with_eviction)
+{
+	struct mmap3_stats st = { .size = sizeof(st) };
+	const char *ko = getenv("MMAP3_KO");
+	struct records r = { };
+	char path[64];
+	uint8_t id[8][20];
+	int fd, i, kfd;
+
+	ASSERT_NE(NULL, ko);
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3", O_NONBLOCK));
+	kfd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, syscall(SYS_finit_module, kfd, "cache_entries=2", 0));
+	close(kfd);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), DIR "/evict%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x30 + i, 20, 256, id[i]));
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_GET_STATS, &st));
+	EXPECT_EQ(2, st.cache_capacity);
+	EXPECT_GE(2, st.cache_entries);
+	EXPECT_LE(6, st.cache_evictions);
+	for (i = 0; i < 8; i++) {
+		struct mmap3_record_mmap *m;
+
+		snprintf(path, sizeof(path), DIR "/evict%d", i);
+		m = find_mmap(&r, getpid(), path, 0);
+		ASSERT_NE(NULL, m);
+		EXPECT_TRUE(build_id_is(&m->build_id, id[i], 20));
+	}
+	close(fd);
+	free(r.buf);
+	/* Back to the defaults for whatever runs next. */
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3", O_NONBLOCK));
+	kfd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_EQ(0, syscall(SYS_finit_module, kfd, "", 0));
+	close(kfd);
+}
+
 TEST(unload_with_pending_work)
 {
 	int fd = session_open(), i;
