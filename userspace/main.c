@@ -6,13 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "device.h"
 
 #ifndef MMAP3_VERSION
 #define MMAP3_VERSION "unknown"
 #endif
 
-static int cmd_version(int argc, char **argv)
+int cmd_version(int argc, char **argv)
 {
 	struct mmap3_abi_version ver;
 	int fd;
@@ -37,6 +38,7 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },
 	{ "version", cmd_version, "print the tool's and the loaded module's versions" },
 };
 

@@ -39,6 +39,21 @@ expect "missing device: names it and how to load the module" 1 \
 expect "not an mmap3 device: says so" 1 \
 	'^mmap3: /dev/null: ABI version ioctl failed: Inappropriate ioctl for device: not an mmap3 device' \
 	env MMAP3_DEVICE=/dev/null "$mmap3" version
+expect "record without the module: names the device" 1 \
+	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \
+	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" record -o /tmp/mmap3-tool-test.data -- true
+n=$((n + 1))
+if [ -e /tmp/mmap3-tool-test.data ]; then
+	echo "not ok $n record without the module leaves no file"
+	failed=$((failed + 1))
+else
+	echo "ok $n record without the module leaves no file"
+fi
+expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: not a process id' \
+	"$mmap3" record --pid abc
+expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: unknown clock' \
+	"$mmap3" record --clock sundial
+expect "record --help exits 0" 0 '^$' "$mmap3" record --help
 tmp=$(mktemp)
 chmod 000 "$tmp"
 if [ "$(id -u)" -ne 0 ]; then

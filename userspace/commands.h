@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/commands.h - the mmap3 tool's subcommands.
+ */
+#ifndef MMAP3_COMMANDS_H
+#define MMAP3_COMMANDS_H
+
+int cmd_version(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+
+#endif /* MMAP3_COMMANDS_H */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/perf_file.c - writing a perf.data file (file mode).
+ *
+ *	[0]	struct perf_file_header (104 bytes)
+ *	[104]	the attr: struct perf_event_attr (attr.size bytes), then its
+ *		ids section (empty)
+ *	[...]	data: the records
+ *	[...]	one struct perf_file_section per feature bit set, then the
+ *		feature payloads
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf_file.h"
+
+#define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
+#define HEADER_SIZE	104
+/* The smallest attr that holds every bit we set (build_id is in VER0). */
+#define ATTR_SIZE	PERF_ATTR_SIZE_VER5
+
+struct file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct file_section attrs;
+	struct file_section data;
+	struct file_section event_types;
+	uint64_t adds_features[4];
+};
+
+static int fail(struct perf_file_writer *w, const char *what)
+{
+	fprintf(stderr, "mmap3: %s: %s: %s\n", w->tmp_path ? w->tmp_path : w->path, what,
+		strerror(errno));
+	return -1;
+}
+
+static int write_at(struct perf_file_writer *w, const void *buf, size_t len, uint64_t off,
+		    const char *what)
+{
+	if (fseeko(w->f, (off_t)off, SEEK_SET) || fwrite(buf, 1, len, w->f) != len)
+		return fail(w, what);
+	return 0;
+}
+
+int perf_file_open(struct perf_file_writer *w, const char *path,
+		   const struct perf_event_attr *attr)
+{
+	uint8_t attr_buf[ATTR_SIZE + sizeof(struct file_section)] = { 0 };
+	struct file_header hdr = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	if (asprintf(&w->tmp_path, "%s.mmap3-tmp", path) < 0) {
+		w->tmp_path = NULL;
+		return fail(w, "out of memory");
+	}
+	w->f = fopen(w->tmp_path, "w+");
+	if (!w->f)
+		return fail(w, "cannot create");
+	w->attr = *attr;
+	w->attr.size = ATTR_SIZE;
+	memcpy(attr_buf, &w->attr, ATTR_SIZE);
+	w->data_offset = HEADER_SIZE + sizeof(attr_buf);
+	/* A header with no data yet: completed by perf_file_close(). */
+	if (write_at(w, &hdr, sizeof(hdr), 0, "cannot write the header") ||
+	    write_at(w, attr_buf, sizeof(attr_buf), HEADER_SIZE, "cannot write the attr")) {
+		perf_file_abort(w);
+		return -1;
+	}
+	return 0;
+}
+
+int perf_file_write_record(struct perf_file_writer *w, const void *rec)
+{
+	const struct perf_event_header *h = rec;
+
+	if (fwrite(rec, 1, h->size, w->f) != h->size)
+		return fail(w, "cannot write a record");
+	w->data_size += h->size;
+	return 0;
+}
+
+int perf_file_set_feature(struct perf_file_writer *w, unsigned int bit, const void *buf,
+			  size_t len)
+{
+	void *copy;
+
+	if (bit >= sizeof(w->feat) / sizeof(w->feat[0]))
+		return -1;
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return fail(w, "out of memory");
+	memcpy(copy, buf, len);
+	free(w->feat[bit].buf);
+	w->feat[bit].buf = copy;
+	w->feat[bit].len = len;
+	return 0;
+}
+
+int perf_file_set_string_feature(struct perf_file_writer *w, unsigned int bit,
+				 const char *s)
+{
+	uint32_t len = (uint32_t)((strlen(s) + 1 + 63) & ~63UL);
+	uint8_t *buf = calloc(1, sizeof(len) + len);
+	int ret;
+
+	if (!buf)
+		return fail(w, "out of memory");
+	memcpy(buf, &len, sizeof(len));
+	memcpy(buf + sizeof(len), s, strlen(s));
+	ret = perf_file_set_feature(w, bit, buf, sizeof(len) + len);
+	free(buf);
+	return ret;
+}
+
+int perf_file_close(struct perf_file_writer *w)
+{
+	struct file_header hdr = {
+		.magic = PERF_MAGIC2,
+		.size = HEADER_SIZE,
+		.attr_size = ATTR_SIZE + sizeof(struct file_section),
+		.attrs = { HEADER_SIZE, ATTR_SIZE + sizeof(struct file_section) },
+		.data = { w->data_offset, w->data_size },
+	};
+	struct file_section sec[8];
+	unsigned int bit, n = 0;
+	uint64_t off, table = w->data_offset + w->data_size;
+
+	for (bit = 0; bit < sizeof(w->feat) / sizeof(w->feat[0]); bit++)
+		if (w->feat[bit].buf)
+			n++;
+	off = table + n * sizeof(sec[0]);
+	n = 0;
+	for (bit = 0; bit < sizeof(w->feat) / sizeof(w->feat[0]); bit++) {
+		if (!w->feat[bit].buf)
+			continue;
+		hdr.adds_features[0] |= 1ULL << bit;
+		sec[n].offset = off;
+		sec[n].size = w->feat[bit].len;
+		if (write_at(w, w->feat[bit].buf, w->feat[bit].len, off,
+			     "cannot write a feature section"))
+			goto err;
+		off += w->feat[bit].len;
+		n++;
+	}
+	if ((n && write_at(w, sec, n * sizeof(sec[0]), table, "cannot write the feature table")) ||
+	    write_at(w, &hdr, sizeof(hdr), 0, "cannot write the header"))
+		goto err;
+	if (fflush(w->f) || fsync(fileno(w->f))) {
+		fail(w, "cannot write");
+		goto err;
+	}
+	if (fclose(w->f)) {
+		w->f = NULL;
+		fail(w, "cannot write");
+		goto err;
+	}
+	w->f = NULL;
+	if (rename(w->tmp_path, w->path)) {
+		fprintf(stderr, "mmap3: cannot rename %s to %s: %s\n", w->tmp_path, w->path,
+			strerror(errno));
+		goto err;
+	}
+	for (bit = 0; bit < sizeof(w->feat) / sizeof(w->feat[0]); bit++)
+		free(w->feat[bit].buf);
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	return 0;
+err:
+	perf_file_abort(w);
+	return -1;
+}
+
+void perf_file_abort(struct perf_file_writer *w)
+{
+	unsigned int bit;
+
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	if (w->tmp_path)
+		unlink(w->tmp_path);
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	for (bit = 0; bit < sizeof(w->feat) / sizeof(w->feat[0]); bit++) {
+		free(w->feat[bit].buf);
+		w->feat[bit].buf = NULL;
+	}
+}

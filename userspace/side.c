@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/side.c - mmap3 records as perf records.
+ *
+ *	MMAP3_RECORD_MMAP	PERF_RECORD_MMAP2, with the build-id
+ *				(PERF_RECORD_MISC_MMAP_BUILD_ID) when it has at
+ *				most 20 bytes, else device and inode
+ *	MMAP3_RECORD_KERNEL	PERF_RECORD_MMAP of [kernel.kallsyms]_text
+ *				(if its address is visible) and the kernel's
+ *				build-id in the HEADER_BUILD_ID table
+ *	MMAP3_RECORD_MODULE_LOAD PERF_RECORD_MMAP of [name], and its build-id
+ *	MMAP3_RECORD_LOST	PERF_RECORD_LOST
+ *
+ * Every record gets the sample_id trailer of the file's one attr (pid,
+ * tid, time, cpu), so perf orders it by time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "side.h"
+
+#define PERF_BUILD_ID_MAX	20
+#define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
+#define KERNEL_DSO_NAME		"[kernel.kallsyms]"
+
+/* The sample_id trailer for sample_type TID | TIME | CPU. */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+struct perf_mmap2 {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {
+			uint8_t build_id_size, res1;
+			uint16_t res2;
+			uint8_t build_id[PERF_BUILD_ID_MAX];
+		};
+	};
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct perf_mmap {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	char filename[];
+};
+
+struct perf_lost {
+	struct perf_event_header header;
+	uint64_t id, lost;
+};
+
+struct perf_build_id_entry {
+	struct perf_event_header header;
+	int32_t pid;
+	uint8_t data[PERF_BUILD_ID_MAX];
+	uint8_t size;
+	uint8_t res1;
+	uint16_t res2;
+	char filename[];
+};
+
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+
+static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Add a HEADER_BUILD_ID entry unless this (name, id) is there already. */
+static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
+		     const struct mmap3_build_id *bid)
+{
+	size_t len = strlen(name), size = sizeof(struct perf_build_id_entry) + ALIGN8(len + 1);
+	uint64_t h = fnv1a(bid->data, bid->size, fnv1a(name, len, 0xcbf29ce484222325ULL));
+	struct perf_build_id_entry *e;
+	size_t i;
+
+	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_MAX)
+		return 0;
+	for (i = 0; i < s->seen_len; i++)
+		if (s->seen[i] == h)
+			return 0;
+	if (s->seen_len == s->seen_cap) {
+		size_t cap = s->seen_cap ? 2 * s->seen_cap : 256;
+		uint64_t *n = realloc(s->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->seen = n;
+		s->seen_cap = cap;
+	}
+	s->seen[s->seen_len++] = h;
+	if (s->table_len + size > s->table_cap) {
+		size_t cap = s->table_cap ? 2 * s->table_cap : 4096;
+		uint8_t *n;
+
+		while (cap < s->table_len + size)
+			cap *= 2;
+		n = realloc(s->table, cap);
+		if (!n)
+			return -1;
+		s->table = n;
+		s->table_cap = cap;
+	}
+	e = (void *)(s->table + s->table_len);
+	memset(e, 0, size);
+	e->header.type = PERF_RECORD_HEADER_BUILD_ID;
+	e->header.misc = cpumode | PERF_RECORD_MISC_BUILD_ID_SIZE;
+	e->header.size = (uint16_t)size;
+	e->pid = -1;			/* the host machine */
+	memcpy(e->data, bid->data, bid->size);
+	e->size = bid->size;
+	memcpy(e->filename, name, len);
+	s->table_len += size;
+	return 0;
+}
+
+static void put_trailer(void *end, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	struct sample_id id = { .pid = pid, .tid = tid, .time = time, .cpu = cpu };
+
+	memcpy(end, &id, sizeof(id));
+}
+
+static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
+{
+	size_t name = ALIGN8(strlen(m->path) + 1);
+	size_t size = sizeof(struct perf_mmap2) + name + sizeof(struct sample_id);
+	struct perf_mmap2 *r;
+	int ret;
+
+	if (size > UINT16_MAX)
+		return 0;
+	r = calloc(1, size);
+	if (!r)
+		return -1;
+	r->header.type = PERF_RECORD_MMAP2;
+	r->header.misc = PERF_RECORD_MISC_USER;
+	if (!(m->prot & PROT_EXEC))
+		r->header.misc |= PERF_RECORD_MISC_MMAP_DATA;
+	r->header.size = (uint16_t)size;
+	r->pid = m->pid;
+	r->tid = m->tid;
+	r->addr = m->addr;
+	r->len = m->len;
+	r->pgoff = m->pgoff * s->page_size;
+	if (m->build_id.status == MMAP3_BUILDID_FOUND && m->build_id.size <= PERF_BUILD_ID_MAX) {
+		r->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		r->build_id_size = m->build_id.size;
+		memcpy(r->build_id, m->build_id.data, m->build_id.size);
+	} else {
+		r->maj = m->dev_major;
+		r->min = m->dev_minor;
+		r->ino = m->ino;
+		r->ino_generation = m->generation;
+		if (m->build_id.status == MMAP3_BUILDID_FOUND)
+			s->stats.long_build_id++;
+		else
+			s->stats.no_build_id++;
+	}
+	r->prot = m->prot;
+	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
+	memcpy(r->filename, m->path, strlen(m->path));
+	put_trailer((char *)r + size - sizeof(struct sample_id), m->pid, m->tid,
+		    m->header.time, m->cpu);
+	ret = perf_file_write_record(&s->pf, r);
+	free(r);
+	s->stats.mmaps++;
+	return ret ? ret : table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
+}
+
+/* A kernel-space PERF_RECORD_MMAP. */
+static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t addr,
+			   uint64_t len, uint64_t pgoff, uint64_t time)
+{
+	size_t size = sizeof(struct perf_mmap) + ALIGN8(strlen(name) + 1) +
+		      sizeof(struct sample_id);
+	struct perf_mmap *r = calloc(1, size);
+	int ret;
+
+	if (!r)
+		return -1;
+	r->header.type = PERF_RECORD_MMAP;
+	r->header.misc = PERF_RECORD_MISC_KERNEL;
+	r->header.size = (uint16_t)size;
+	r->pid = (uint32_t)-1;
+	r->addr = addr;
+	r->len = len;
+	r->pgoff = pgoff;
+	memcpy(r->filename, name, strlen(name));
+	put_trailer((char *)r + size - sizeof(struct sample_id), (uint32_t)-1, 0, time, 0);
+	ret = perf_file_write_record(&s->pf, r);
+	free(r);
+	return ret;
+}
+
+/* Where the kernel's text starts, as perf's reference symbol: _text. */
+static uint64_t kernel_text_address(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long addr, found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_text")) {
+			found = addr;
+			break;
+		}
+		if (!strcmp(name, "_stext") && !found)
+			found = addr;
+	}
+	fclose(f);
+	return found;
+}
+
+static int add_kernel(struct side_writer *s, const struct mmap3_record_kernel *k)
+{
+	uint64_t text = kernel_text_address();
+	char release[sizeof(k->release) + 1] = { 0 };
+
+	memcpy(release, k->release, sizeof(k->release));
+	if (perf_file_set_string_feature(&s->pf, PERF_FEAT_OSRELEASE, release))
+		return -1;
+	/* Hidden by kptr_restrict: the build-id still goes in the table. */
+	if (text && add_kernel_mmap(s, KERNEL_MMAP_NAME, text, ~0ULL - text, text,
+				    k->header.time))
+		return -1;
+	return table_add(s, PERF_RECORD_MISC_KERNEL, KERNEL_DSO_NAME, &k->build_id);
+}
+
+static int add_module(struct side_writer *s, const struct mmap3_record_module *m)
+{
+	char name[MMAP3_MODULE_NAME_LEN + 3];
+
+	snprintf(name, sizeof(name), "[%.*s]", MMAP3_MODULE_NAME_LEN, m->name);
+	s->stats.modules++;
+	if (m->text_addr && add_kernel_mmap(s, name, m->text_addr, m->text_size, 0,
+					    m->header.time))
+		return -1;
+	return table_add(s, PERF_RECORD_MISC_KERNEL, name, &m->build_id);
+}
+
+static int add_lost(struct side_writer *s, const struct mmap3_record_lost *l)
+{
+	struct {
+		struct perf_lost lost;
+		struct sample_id id;
+	} r = {
+		.lost = {
+			.header = {
+				.type = PERF_RECORD_LOST,
+				.size = sizeof(r),
+			},
+			.lost = l->lost,
+		},
+		.id = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = l->header.time },
+	};
+
+	s->stats.lost += l->lost;
+	return perf_file_write_record(&s->pf, &r);
+}
+
+int side_add(struct side_writer *s, const struct mmap3_record_header *h)
+{
+	switch (h->type) {
+	case MMAP3_RECORD_MMAP:
+		return add_mmap(s, (const void *)h);
+	case MMAP3_RECORD_KERNEL:
+		return add_kernel(s, (const void *)h);
+	case MMAP3_RECORD_MODULE_LOAD:
+		return add_module(s, (const void *)h);
+	case MMAP3_RECORD_LOST:
+		return add_lost(s, (const void *)h);
+	default:
+		/* Unloads and markers have no perf record; unknown types are skipped. */
+		return 0;
+	}
+}
+
+int side_open(struct side_writer *s, const char *path, int clock)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		.sample_id_all = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.build_id = 1,
+		.disabled = 1,
+	};
+	char host[256] = "";
+	struct utsname u;
+
+	memset(s, 0, sizeof(*s));
+	s->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (clock != MMAP3_CLOCK_LOCAL) {
+		attr.use_clockid = 1;
+		attr.clockid = clock;
+	}
+	if (perf_file_open(&s->pf, path, &attr))
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	if (perf_file_set_string_feature(&s->pf, PERF_FEAT_HOSTNAME, host) ||
+	    perf_file_set_string_feature(&s->pf, PERF_FEAT_ARCH, u.machine) ||
+	    perf_file_set_string_feature(&s->pf, PERF_FEAT_OSRELEASE, u.release)) {
+		side_abort(s);
+		return -1;
+	}
+	return 0;
+}
+
+int side_close(struct side_writer *s)
+{
+	int ret = 0;
+
+	if (s->table_len)
+		ret = perf_file_set_feature(&s->pf, PERF_FEAT_BUILD_ID, s->table, s->table_len);
+	if (!ret)
+		ret = perf_file_close(&s->pf);
+	else
+		perf_file_abort(&s->pf);
+	free(s->table);
+	free(s->seen);
+	s->table = NULL;
+	s->seen = NULL;
+	return ret;
+}
+
+void side_abort(struct side_writer *s)
+{
+	perf_file_abort(&s->pf);
+	free(s->table);
+	free(s->seen);
+	s->table = NULL;
+	s->seen = NULL;
+}
