@@ -216,52 +216,48 @@ static int check_table(struct reader *r, const struct table *t, __u32 min_entsiz
 	return 0;
 }
 
-static int scan_phdrs(struct reader *r, const struct table *ph)
+/*
+ * Where notes are listed: program headers (PT_NOTE segments) or section
+ * headers (SHT_NOTE sections).  Field offsets are [ELF32, ELF64].
+ */
+struct note_table {
+	__u32 entsize[2];
+	__u32 type_off;
+	__u32 note_type;
+	__u32 off[2], size[2], align[2];
+	__u32 first;		/* section 0 is reserved */
+	__u32 max;
+};
+
+static const struct note_table phdr_notes = {
+	.entsize = { 32, 56 }, .type_off = 0, .note_type = PT_NOTE,
+	.off = { 4, 8 }, .size = { 16, 32 }, .align = { 28, 48 },
+	.first = 0, .max = MAX_PHDRS,
+};
+
+static const struct note_table shdr_notes = {
+	.entsize = { 40, 64 }, .type_off = 4, .note_type = SHT_NOTE,
+	.off = { 16, 24 }, .size = { 20, 32 }, .align = { 32, 48 },
+	.first = 1, .max = MAX_SHDRS,
+};
+
+static int scan_table(struct reader *r, const struct table *t, const struct note_table *nt)
 {
-	__u32 i, phsize = r->is64 ? 56 : 32;
+	__u32 i, c = r->is64, entsize = nt->entsize[c];
 	int ret;
 
-	if (check_table(r, ph, phsize, MAX_PHDRS))
+	if (check_table(r, t, entsize, nt->max))
 		return -1;
-	for (i = 0; i < ph->num; i++) {
-		__u8 p[56];
+	for (i = nt->first; i < t->num; i++) {
+		__u8 e[64];
 
-		if (get(r, ph->off + (__u64)i * ph->entsize, p, phsize))
+		if (get(r, t->off + (__u64)i * t->entsize, e, entsize))
 			return -1;
-		if (rd32(r, p) != PT_NOTE)
+		if (rd32(r, e + nt->type_off) != nt->note_type)
 			continue;
-		if (r->is64)
-			ret = scan_notes(r, rd64(r, p + 8), rd64(r, p + 32), rd64(r, p + 48));
-		else
-			ret = scan_notes(r, rd32(r, p + 4), rd32(r, p + 16), rd32(r, p + 28));
+		ret = scan_notes(r, rdaddr(r, e + nt->off[c]), rdaddr(r, e + nt->size[c]),
+				 rdaddr(r, e + nt->align[c]));
 		/* A broken segment does not hide a good one after it. */
-		if (ret > 0)
-			return ret;
-		if (r->bid->status == MMAP3_BUILDID_IO_ERROR)
-			return -1;
-	}
-	return 0;
-}
-
-static int scan_shdrs(struct reader *r, const struct table *sh)
-{
-	__u32 i, shsize = r->is64 ? 64 : 40;
-	int ret;
-
-	if (check_table(r, sh, shsize, MAX_SHDRS))
-		return -1;
-	/* Section 0 is reserved (it may hold extended counts). */
-	for (i = 1; i < sh->num; i++) {
-		__u8 s[64];
-
-		if (get(r, sh->off + (__u64)i * sh->entsize, s, shsize))
-			return -1;
-		if (rd32(r, s + 4) != SHT_NOTE)
-			continue;
-		if (r->is64)
-			ret = scan_notes(r, rd64(r, s + 24), rd64(r, s + 32), rd64(r, s + 48));
-		else
-			ret = scan_notes(r, rd32(r, s + 16), rd32(r, s + 20), rd32(r, s + 32));
 		if (ret > 0)
 			return ret;
 		if (r->bid->status == MMAP3_BUILDID_IO_ERROR)
@@ -348,8 +344,8 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 	if (!sh.off)
 		sh.num = 0;
 
-	if (scan_phdrs(&r, &ph) > 0 || (bid->status != MMAP3_BUILDID_IO_ERROR &&
-					scan_shdrs(&r, &sh) > 0))
+	if (scan_table(&r, &ph, &phdr_notes) > 0 ||
+	    (bid->status != MMAP3_BUILDID_IO_ERROR && scan_table(&r, &sh, &shdr_notes) > 0))
 		bid->status = MMAP3_BUILDID_FOUND;
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		bid->size = 0;
@@ -374,6 +370,18 @@ int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u3
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		bid->size = 0;
 	return bid->status;
+}
+
+long elf_buildid_mem_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	const struct elf_buildid_mem *m = ctx;
+
+	if (off >= m->size)
+		return 0;
+	if (len > m->size - off)
+		len = m->size - off;
+	memcpy(buf, (const __u8 *)m->buf + off, len);
+	return (long)len;
 }
 
 const char *elf_buildid_status_str(unsigned int status)

@@ -49,6 +49,14 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u32 align,
 			    struct elf_buildid *bid);
 
+/* A file in memory, for elf_buildid_mem_read(). */
+struct elf_buildid_mem {
+	const void *buf;
+	size_t size;
+};
+
+long elf_buildid_mem_read(void *ctx, void *buf, size_t len, __u64 off);
+
 /* A short description of a status, e.g. "not an ELF file". */
 const char *elf_buildid_status_str(unsigned int status);
 

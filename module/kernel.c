@@ -28,27 +28,11 @@ static void build_id_set(struct mmap3_build_id *bid, const struct elf_buildid *p
 	memcpy(bid->data, parsed->id, parsed->size);
 }
 
-struct mem_ctx {
-	const void *buf;
-	size_t size;
-};
-
-static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	const struct mem_ctx *m = ctx;
-
-	if (off >= m->size)
-		return 0;
-	len = min_t(size_t, len, m->size - off);
-	memcpy(buf, m->buf + off, len);
-	return len;
-}
-
 /* vmlinux_build_id is not exported (nor present on 5.10); sysfs has the notes. */
 static void kernel_read_build_id(void)
 {
 	struct elf_buildid parsed;
-	struct mem_ctx m;
+	struct elf_buildid_mem m;
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
@@ -71,7 +55,7 @@ static void kernel_read_build_id(void)
 	}
 	m.buf = buf;
 	m.size = n;
-	elf_buildid_parse_notes(mem_read, &m, n, 4, &parsed);
+	elf_buildid_parse_notes(elf_buildid_mem_read, &m, n, 4, &parsed);
 	build_id_set(&kernel_build_id, &parsed);
 	if (parsed.status != MMAP3_BUILDID_FOUND)
 		pr_warn("no build-id in /sys/kernel/notes: %s\n",

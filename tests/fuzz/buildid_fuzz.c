@@ -10,30 +10,13 @@
 
 #include "elf_buildid.h"
 
-struct mem {
-	const uint8_t *buf;
-	size_t size;
-};
-
-static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	const struct mem *m = ctx;
-
-	if (off >= m->size)
-		return 0;
-	if (len > m->size - off)
-		len = m->size - off;
-	memcpy(buf, m->buf + off, len);
-	return (long)len;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct mem m = { .buf = data, .size = size };
+	struct elf_buildid_mem m = { .buf = data, .size = size };
 	struct elf_buildid bid;
-	int status = elf_buildid_parse(mem_read, &m, size, &bid);
+	int status = elf_buildid_parse(elf_buildid_mem_read, &m, size, &bid);
 
 	if (status != (int)bid.status || status < 0 || status >= MMAP3_BUILDID_NR_STATUS)
 		abort();
