@@ -20,6 +20,7 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/iversion.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
@@ -35,15 +36,6 @@ module_param(cache_entries, uint, 0444);
 MODULE_PARM_DESC(cache_entries, "Files whose build-id is kept (0: read every time; default 16384)");
 
 #define MMAP3_CACHE_BITS	12
-
-/* What says an inode is unchanged since its build-id was read. */
-struct mmap3_inode_state {
-	loff_t size;
-	struct timespec64 mtime;
-	struct timespec64 ctime;
-	u64 iversion;
-	bool has_iversion;
-};
 
 struct mmap3_cache_entry {
 	struct hlist_node hnode;	/* RCU hash chain */
@@ -78,15 +70,21 @@ static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inod
 	       e->generation == inode->i_generation;
 }
 
-static void inode_state(struct inode *inode, struct mmap3_inode_state *st)
+/*
+ * Plain loads only: the hook calls this with in_nmi() true.  A torn read
+ * of a timestamp being updated only makes a lookup miss.
+ */
+void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st)
 {
 	st->size = i_size_read(inode);
 	st->mtime = mmap3_inode_mtime(inode);
 	st->ctime = mmap3_inode_ctime(inode);
-	/* Querying makes the next change bump it, where it is kept. */
 	st->has_iversion = IS_I_VERSION(inode);
-	st->iversion = st->has_iversion ? inode_query_iversion(inode) : 0;
+	st->iversion = st->has_iversion ? inode_peek_iversion(inode) : 0;
 }
+
+/* Called from the kprobe handler: a probe here would recurse. */
+NOKPROBE_SYMBOL(mmap3_inode_state);
 
 static bool state_equal(const struct mmap3_inode_state *a, const struct mmap3_inode_state *b)
 {
@@ -116,7 +114,11 @@ static void entry_invalidate(struct mmap3_cache_entry *stale)
 	spin_unlock(&cache_lock);
 }
 
-/* Returns true and fills @bid if a valid entry exists. */
+/*
+ * Returns true and fills @bid if an entry exists for the inode in state
+ * @st.  An entry for another state of the inode is stale only if @st is
+ * the inode's state now: one taken at mmap time may just be older.
+ */
 static bool cache_lookup(struct inode *inode, const struct mmap3_inode_state *st,
 			 struct mmap3_build_id *bid)
 {
@@ -217,34 +219,46 @@ static bool file_readable(const struct file *file)
 	       (file->f_mode & FMODE_CAN_READ) && file->f_op->read_iter;
 }
 
-/* The build-id of the file itself; may read it (process context). */
-void mmap3_cache_build_id(struct file *file, struct mmap3_build_id *bid)
+/*
+ * The build-id of the file itself, as it was at mmap time (@at_mmap, or
+ * now if NULL); may read it (process context).  An entry valid for the
+ * inode as it was mapped is served even if the file has changed since,
+ * e.g. truncated right after mmap.  On a miss the file is read as it is
+ * now; *@changed says if that is no longer what was mapped.
+ */
+void mmap3_cache_build_id(struct file *file, const struct mmap3_inode_state *at_mmap,
+			  struct mmap3_build_id *bid, bool *changed)
 {
 	struct inode *inode = file_inode(file);
-	struct mmap3_inode_state st;
+	struct mmap3_inode_state now;
 	struct elf_buildid parsed;
 
+	*changed = false;
 	memset(bid, 0, sizeof(*bid));
 	if (!file_readable(file)) {
 		bid->status = MMAP3_BUILDID_UNREADABLE;
 		atomic64_inc(&stat_parse[MMAP3_BUILDID_UNREADABLE]);
 		return;
 	}
-	/* Before reading: a change while we read shows at the next lookup. */
-	inode_state(inode, &st);
-	if (cache_lookup(inode, &st, bid)) {
+	mmap3_inode_state(inode, &now);
+	if (cache_lookup(inode, at_mmap ? at_mmap : &now, bid)) {
 		atomic64_inc(&stat_hits);
 		return;
 	}
 	atomic64_inc(&stat_misses);
-	elf_buildid_parse(cache_read, file, st.size, &parsed);
+	/* Make the next change bump i_version, where it is kept. */
+	if (now.has_iversion)
+		now.iversion = inode_query_iversion(inode);
+	*changed = at_mmap && !state_equal(at_mmap, &now);
+	/* Taken before reading: a change while we read shows next time. */
+	elf_buildid_parse(cache_read, file, now.size, &parsed);
 	bid->status = parsed.status;
 	bid->size = parsed.size;
 	memcpy(bid->data, parsed.id, parsed.size);
 	atomic64_inc(&stat_parse[parsed.status]);
 	/* A read error may pass; do not remember it. */
 	if (parsed.status != MMAP3_BUILDID_IO_ERROR)
-		cache_insert(inode, &st, bid);
+		cache_insert(inode, &now, bid);
 }
 
 void mmap3_cache_stats(struct mmap3_stats *st)

@@ -25,7 +25,8 @@ struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 		       GFP_KERNEL);
 }
 
-void mmap3_file_info(struct file *file, struct mmap3_file_info *fi)
+static void mmap3_file_info(struct file *file, const struct mmap3_inode_state *at_mmap,
+			    struct mmap3_file_info *fi, bool *changed)
 {
 	struct inode *inode = file_inode(file);
 
@@ -34,7 +35,7 @@ void mmap3_file_info(struct file *file, struct mmap3_file_info *fi)
 	fi->ino = inode->i_ino;
 	fi->generation = inode->i_generation;
 	fi->mtime = mmap3_inode_mtime(inode);
-	mmap3_cache_build_id(file, &fi->build_id);
+	mmap3_cache_build_id(file, at_mmap, &fi->build_id, changed);
 }
 
 /*
@@ -46,14 +47,16 @@ int mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_eve
 	struct file *file = ev->file;
 	struct mmap3_file_info fi;
 	size_t len, size;
+	bool changed;
 	char *path;
 
-	mmap3_file_info(file, &fi);
+	/* The dump has no mmap time: the file as it is now. */
+	mmap3_file_info(file, ev->flags & MMAP3_MMAP_DUMP ? NULL : &ev->state, &fi, &changed);
 	memset(rec, 0, sizeof(*rec));
 	rec->header.type = MMAP3_RECORD_MMAP;
 	rec->cpu = ev->cpu;
 	rec->prot = ev->prot;
-	rec->flags = ev->flags;
+	rec->flags = ev->flags | (changed ? MMAP3_MMAP_CHANGED : 0);
 	rec->addr = ev->start;
 	rec->len = ev->len;
 	rec->pgoff = ev->pgoff;

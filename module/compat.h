@@ -8,6 +8,7 @@
 #define MMAP3_COMPAT_H
 
 #include <linux/fs.h>
+#include <linux/iversion.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/vmalloc.h>

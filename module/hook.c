@@ -16,6 +16,7 @@
 
 #include <linux/file.h>
 #include <linux/irq_work.h>
+#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -59,6 +60,16 @@ static struct irq_work mmap3_irq_work;
 static struct work_struct mmap3_drain_work;
 static struct mmap3_record_mmap *mmap3_drain_rec;	/* the worker's */
 
+#ifdef MMAP3_TEST_HOOKS
+/*
+ * Test builds only (tests/vm/build-module): hold the worker back, so the
+ * selftests can change files while their mappings are still queued.
+ */
+static unsigned int test_worker_delay_ms;
+module_param(test_worker_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_worker_delay_ms, "Test builds: delay each worker run (ms)");
+#endif
+
 /* hook_lock protects the registration of the kprobe and its user counts. */
 static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
@@ -95,6 +106,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	ev->time_mono = ktime_get_mono_fast_ns();
 	ev->time_raw = ktime_get_raw_fast_ns();
 	ev->file = get_file(file);
+	mmap3_inode_state(file_inode(file), &ev->state);
 	ev->tgid = get_pid(task_tgid(current));
 	ev->pid = get_pid(task_pid(current));
 	ev->start = vma->vm_start;
@@ -129,6 +141,10 @@ static void mmap3_drain(struct work_struct *work)
 {
 	unsigned int cpu, head, tail, mask = queue_len - 1;
 
+#ifdef MMAP3_TEST_HOOKS
+	if (READ_ONCE(test_worker_delay_ms))
+		msleep(READ_ONCE(test_worker_delay_ms));
+#endif
 	for_each_possible_cpu(cpu) {
 		struct mmap3_queue *q = mmap3_queues[cpu];
 

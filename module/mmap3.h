@@ -15,6 +15,20 @@
 struct mmap3_session;
 
 /*
+ * What says an inode is unchanged since its build-id was read: plain
+ * loads, so the hook can take it at mmap time.
+ */
+struct mmap3_inode_state {
+	loff_t size;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+	u64 iversion;
+	bool has_iversion;
+};
+
+void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st);
+
+/*
  * A file mapping seen by the hook, queued for the worker.  Holds a
  * reference to the file and to the task's pids until it is resolved.
  */
@@ -23,6 +37,7 @@ struct mmap3_event {
 	u64 time_mono;			/* ktime_get_mono_fast_ns() */
 	u64 time_raw;			/* ktime_get_raw_fast_ns() */
 	struct file *file;
+	struct mmap3_inode_state state;	/* of the file at mmap time */
 	struct pid *tgid;
 	struct pid *pid;
 	unsigned long start;
@@ -81,12 +96,12 @@ u64 mmap3_hook_lost(void);
 /* capture.c: from a file to a record */
 struct mmap3_record_mmap *mmap3_record_mmap_alloc(void);
 int mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_event *ev);
-void mmap3_file_info(struct file *file, struct mmap3_file_info *fi);
 
 /* cache.c: per-inode build-id cache */
 int mmap3_cache_init(void);
 void mmap3_cache_exit(void);
-void mmap3_cache_build_id(struct file *file, struct mmap3_build_id *bid);
+void mmap3_cache_build_id(struct file *file, const struct mmap3_inode_state *at_mmap,
+			  struct mmap3_build_id *bid, bool *changed);
 void mmap3_cache_stats(struct mmap3_stats *st);
 
 /* kernel.c: the running kernel and its modules */

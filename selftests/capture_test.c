@@ -340,6 +340,76 @@ TEST_F(capture, rewritten_in_place)
 	munmap(p, 4096);
 }
 
+static int set_worker_delay(const char *ms)
+{
+	int fd = open("/sys/module/mmap3/parameters/test_worker_delay_ms", O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, ms, strlen(ms)) == (ssize_t)strlen(ms) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Files changed while their mappings are still queued (the worker held
+ * back by the test build's delay).  A file seen before keeps the id of
+ * what was mapped; a file never seen is read as it is, flagged changed.
+ */
+TEST_F(capture, changed_right_after_mmap)
+{
+	struct mmap3_record_mmap *m;
+	uint8_t a[20], b[20], t[20], u[20];
+	int fd;
+	void *p;
+
+	ASSERT_EQ(0, write_elf(DIR "/truncated", 1, 0, 0x17, 20, 256, t));
+	ASSERT_EQ(0, write_elf(DIR "/replaced", 1, 0, 0x18, 20, 256, a));
+	ASSERT_EQ(0, write_elf(DIR "/unseen", 1, 0, 0x1a, 20, 256, u));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	/* Seen once: the cache knows these two. */
+	munmap(map_exec(DIR "/truncated"), 4096);
+	munmap(map_exec(DIR "/replaced"), 4096);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	records_free(&self->r);
+	usleep(20000);
+
+	ASSERT_EQ(0, set_worker_delay("300"));
+	p = map_exec(DIR "/truncated");
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, 4096);
+	p = map_exec(DIR "/replaced");
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, 4096);
+	p = map_exec(DIR "/unseen");
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, 4096);
+	fd = open(DIR "/truncated", O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, write_elf(DIR "/replaced", 1, 0, 0x19, 20, 256, b));
+	fd = open(DIR "/unseen", O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, set_worker_delay("0"));
+
+	m = find_mmap(&self->r, getpid(), DIR "/truncated", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, t, 20)) {
+		TH_LOG("truncated: status %u", m->build_id.status);
+	}
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	m = find_mmap(&self->r, getpid(), DIR "/replaced", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	m = find_mmap(&self->r, getpid(), DIR "/unseen", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(m->flags & MMAP3_MMAP_CHANGED);
+	EXPECT_NE(MMAP3_BUILDID_FOUND, m->build_id.status);
+}
+
 TEST_F(capture, mprotect_to_exec)
 {
 	struct mmap3_record_mmap *m;

@@ -130,6 +130,11 @@ struct mmap3_build_id {
 #define MMAP3_MMAP_SHARED	(1U << 0)	/* MAP_SHARED, else private */
 #define MMAP3_MMAP_DUMP		(1U << 1)	/* from the state dump */
 #define MMAP3_MMAP_DELETED	(1U << 2)	/* file unlinked when resolved */
+/* The file changed between the mmap and the first reading of its build-id
+ * (not seen before, then rewritten or truncated at once): the build-id is
+ * of the file as it was read.
+ */
+#define MMAP3_MMAP_CHANGED	(1U << 3)
 
 /*
  * MMAP3_RECORD_MMAP: a file-backed mapping that is executable (or, with
