@@ -38,6 +38,7 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "dump", cmd_dump, "print what a perf.data or side file holds (--json)" },
 	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },
 	{ "version", cmd_version, "print the tool's and the loaded module's versions" },
 };

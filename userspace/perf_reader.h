@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/perf_reader.h - reading a perf.data file (file mode):
+ * header, attrs, the records of the data section, feature sections.
+ * Every error names the file, the offset and what was expected.
+ */
+#ifndef MMAP3_PERF_READER_H
+#define MMAP3_PERF_READER_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+struct perf_reader_attr {
+	struct perf_event_attr attr;	/* zero-extended to our size */
+	uint64_t ids_offset;
+	uint64_t ids_size;
+};
+
+struct perf_reader {
+	const char *path;
+	int fd;
+	uint64_t file_size;
+	uint64_t attr_size;
+	uint64_t data_offset, data_size;
+	uint64_t features[4];		/* the adds_features bitmap */
+	uint64_t feat_offset[256];	/* by bit; 0 if absent */
+	uint64_t feat_size[256];
+	struct perf_reader_attr *attrs;
+	unsigned int nr_attrs;
+	/* Iteration over the data section. */
+	uint64_t pos;
+	uint8_t *buf;
+	size_t buf_len, buf_cap;
+	uint64_t buf_off;
+};
+
+/* Open and check the file; print one line and return -1 on error. */
+int perf_reader_open(struct perf_reader *r, const char *path);
+void perf_reader_close(struct perf_reader *r);
+
+/*
+ * The next record of the data section: 1 and *@rec (valid until the next
+ * call) and *@offset (in the file), 0 at the end, -1 on error (printed).
+ */
+int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
+		     uint64_t *offset);
+
+/* A feature section's bytes (malloc'd) or NULL if absent; -1 on error. */
+int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len);
+
+#endif /* MMAP3_PERF_READER_H */
