@@ -38,8 +38,10 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "buildid", cmd_buildid, "build-id of PATH, --pid PID, --kernel or --module NAME, as the module sees it" },
 	{ "dump", cmd_dump, "print what a perf.data or side file holds (--json)" },
 	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },
+	{ "stat", cmd_stat, "the module's cache and queue statistics" },
 	{ "version", cmd_version, "print the tool's and the loaded module's versions" },
 };
 

@@ -54,6 +54,17 @@ expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: n
 expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: unknown clock' \
 	"$mmap3" record --clock sundial
 expect "record --help exits 0" 0 '^$' "$mmap3" record --help
+expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid PATH' "$mmap3" buildid
+expect "buildid --pid with a non-number: names it" 2 '^mmap3 buildid: --pid x: not a process id' \
+	"$mmap3" buildid --pid x
+expect "buildid --kernel without the module: names the device" 1 \
+	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \
+	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" buildid --kernel
+expect "stat without the module: names the device" 1 '^mmap3: /nonexistent/mmap3: No such file' \
+	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" stat
+expect "dump without a file: usage" 2 '^usage: mmap3 dump FILE' "$mmap3" dump
+expect "dump of a missing file: names it" 1 '^mmap3: /nonexistent.data: No such file or directory' \
+	"$mmap3" dump /nonexistent.data
 tmp=$(mktemp)
 chmod 000 "$tmp"
 if [ "$(id -u)" -ne 0 ]; then
