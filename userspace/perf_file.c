@@ -51,12 +51,8 @@ static int write_at(struct perf_file_writer *w, const void *buf, size_t len, uin
 	return 0;
 }
 
-int perf_file_open(struct perf_file_writer *w, const char *path,
-		   const struct perf_event_attr *attr)
+static int create(struct perf_file_writer *w, const char *path)
 {
-	uint8_t attr_buf[ATTR_SIZE + sizeof(struct file_section)] = { 0 };
-	struct file_header hdr = { 0 };
-
 	memset(w, 0, sizeof(*w));
 	w->path = path;
 	if (asprintf(&w->tmp_path, "%s.mmap3-tmp", path) < 0) {
@@ -66,17 +62,56 @@ int perf_file_open(struct perf_file_writer *w, const char *path,
 	w->f = fopen(w->tmp_path, "w+");
 	if (!w->f)
 		return fail(w, "cannot create");
-	w->attr = *attr;
-	w->attr.size = ATTR_SIZE;
-	memcpy(attr_buf, &w->attr, ATTR_SIZE);
-	w->data_offset = HEADER_SIZE + sizeof(attr_buf);
-	/* A header with no data yet: completed by perf_file_close(). */
-	if (write_at(w, &hdr, sizeof(hdr), 0, "cannot write the header") ||
-	    write_at(w, attr_buf, sizeof(attr_buf), HEADER_SIZE, "cannot write the attr")) {
-		perf_file_abort(w);
-		return -1;
-	}
 	return 0;
+}
+
+int perf_file_open_attrs(struct perf_file_writer *w, const char *path,
+			 const struct perf_file_attr_in *attrs, unsigned int nr,
+			 uint32_t attr_bytes)
+{
+	struct file_header hdr = { 0 };
+	uint64_t off = HEADER_SIZE, ids_off;
+	unsigned int i;
+
+	if (create(w, path))
+		return -1;
+	if (write_at(w, &hdr, sizeof(hdr), 0, "cannot write the header"))
+		goto err;
+	/* The ids arrays first, then the attrs, as perf writes them. */
+	ids_off = off;
+	for (i = 0; i < nr; i++) {
+		if (attrs[i].nr_ids && write_at(w, attrs[i].ids, attrs[i].nr_ids * 8, off,
+						"cannot write sample ids"))
+			goto err;
+		off += attrs[i].nr_ids * 8;
+	}
+	w->attrs_offset = off;
+	w->attr_size = attr_bytes + sizeof(struct file_section);
+	w->attrs_size = nr * w->attr_size;
+	for (i = 0; i < nr; i++) {
+		struct file_section ids = { attrs[i].nr_ids ? ids_off : 0, attrs[i].nr_ids * 8 };
+
+		if (write_at(w, attrs[i].attr, attr_bytes, off, "cannot write an attr") ||
+		    write_at(w, &ids, sizeof(ids), off + attr_bytes, "cannot write an attr"))
+			goto err;
+		ids_off += attrs[i].nr_ids * 8;
+		off += w->attr_size;
+	}
+	w->data_offset = off;
+	return 0;
+err:
+	perf_file_abort(w);
+	return -1;
+}
+
+int perf_file_open(struct perf_file_writer *w, const char *path,
+		   const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = *attr;
+	struct perf_file_attr_in in = { .attr = &a };
+
+	a.size = ATTR_SIZE;
+	return perf_file_open_attrs(w, path, &in, 1, ATTR_SIZE);
 }
 
 int perf_file_write_record(struct perf_file_writer *w, const void *rec)
@@ -127,11 +162,11 @@ int perf_file_close(struct perf_file_writer *w)
 	struct file_header hdr = {
 		.magic = PERF_MAGIC2,
 		.size = HEADER_SIZE,
-		.attr_size = ATTR_SIZE + sizeof(struct file_section),
-		.attrs = { HEADER_SIZE, ATTR_SIZE + sizeof(struct file_section) },
+		.attr_size = w->attr_size,
+		.attrs = { w->attrs_offset, w->attrs_size },
 		.data = { w->data_offset, w->data_size },
 	};
-	struct file_section sec[8];
+	struct file_section sec[PERF_FEAT_BITS];
 	unsigned int bit, n = 0;
 	uint64_t off, table = w->data_offset + w->data_size;
 
@@ -143,7 +178,7 @@ int perf_file_close(struct perf_file_writer *w)
 	for (bit = 0; bit < sizeof(w->feat) / sizeof(w->feat[0]); bit++) {
 		if (!w->feat[bit].buf)
 			continue;
-		hdr.adds_features[0] |= 1ULL << bit;
+		hdr.adds_features[bit / 64] |= 1ULL << (bit % 64);
 		sec[n].offset = off;
 		sec[n].size = w->feat[bit].len;
 		if (write_at(w, w->feat[bit].buf, w->feat[bit].len, off,

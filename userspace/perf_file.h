@@ -21,18 +21,29 @@
 #define PERF_RECORD_HEADER_BUILD_ID	67
 #define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
 
+#define PERF_FEAT_BITS	256
+
 struct perf_file_writer {
 	const char *path;	/* final name */
 	char *tmp_path;		/* written here, renamed on success */
 	FILE *f;
-	struct perf_event_attr attr;
+	uint64_t attrs_offset;
+	uint64_t attrs_size;
+	uint64_t attr_size;	/* one attr with its ids section */
 	uint64_t data_offset;
 	uint64_t data_size;
 	/* Feature payloads, by bit. */
 	struct {
 		void *buf;
 		size_t len;
-	} feat[8];
+	} feat[PERF_FEAT_BITS];
+};
+
+/* An attr as it is on disk (attr.size bytes) and its sample ids. */
+struct perf_file_attr_in {
+	const void *attr;
+	const uint64_t *ids;
+	uint64_t nr_ids;
 };
 
 /*
@@ -42,6 +53,14 @@ struct perf_file_writer {
  */
 int perf_file_open(struct perf_file_writer *w, const char *path,
 		   const struct perf_event_attr *attr);
+
+/*
+ * The same with @nr attrs of @attr_bytes bytes each (the size in their
+ * attr.size), each with its ids, as perf inject writes a file it read.
+ */
+int perf_file_open_attrs(struct perf_file_writer *w, const char *path,
+			 const struct perf_file_attr_in *attrs, unsigned int nr,
+			 uint32_t attr_bytes);
 
 /* Append one record (header.size bytes) to the data section. */
 int perf_file_write_record(struct perf_file_writer *w, const void *rec);

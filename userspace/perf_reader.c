@@ -140,8 +140,10 @@ int perf_reader_open(struct perf_reader *r, const char *path)
 
 	r->nr_attrs = (unsigned int)(h.attrs_size / h.attr_size);
 	r->attrs = calloc(r->nr_attrs, sizeof(*r->attrs));
-	if (!r->attrs)
+	if (!r->attrs) {
+		r->nr_attrs = 0;
 		goto fail;
+	}
 	for (i = 0; i < r->nr_attrs; i++) {
 		uint64_t off = h.attrs_offset + i * h.attr_size, ids[2];
 		uint8_t raw[4096];
@@ -159,6 +161,11 @@ int perf_reader_open(struct perf_reader *r, const char *path)
 		}
 		memcpy(&r->attrs[i].attr, raw,
 		       asize < sizeof(r->attrs[i].attr) ? asize : sizeof(r->attrs[i].attr));
+		r->attrs[i].raw = malloc(asize);
+		if (!r->attrs[i].raw)
+			goto fail;
+		memcpy(r->attrs[i].raw, raw, asize);
+		r->attrs[i].raw_size = asize;
 		memcpy(ids, raw + asize, sizeof(ids));
 		if (!in_file(r, ids[0], ids[1]) || ids[1] % 8) {
 			err(r, off + asize, "ids of attr %u [%llu, +%llu) are not u64s inside the file",
@@ -203,6 +210,8 @@ void perf_reader_close(struct perf_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+	for (unsigned int i = 0; r->attrs && i < r->nr_attrs; i++)
+		free(r->attrs[i].raw);
 	free(r->attrs);
 	free(r->buf);
 	r->attrs = NULL;
@@ -253,6 +262,27 @@ int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec
 	*offset = r->pos;
 	r->pos += h.size;
 	return 1;
+}
+
+int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids)
+{
+	const struct perf_reader_attr *a = &r->attrs[i];
+
+	*ids = malloc(a->ids_size ? a->ids_size : 1);
+	if (!*ids)
+		return err(r, a->ids_offset, "out of memory");
+	if (read_at(r, *ids, a->ids_size, a->ids_offset, "sample ids")) {
+		free(*ids);
+		*ids = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Restart the iteration over the data section. */
+void perf_reader_rewind(struct perf_reader *r)
+{
+	r->pos = r->data_offset;
 }
 
 int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len)

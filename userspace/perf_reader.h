@@ -12,6 +12,8 @@
 
 struct perf_reader_attr {
 	struct perf_event_attr attr;	/* zero-extended to our size */
+	uint8_t *raw;			/* as on disk: attr.size bytes */
+	uint32_t raw_size;
 	uint64_t ids_offset;
 	uint64_t ids_size;
 };
@@ -44,6 +46,10 @@ void perf_reader_close(struct perf_reader *r);
  */
 int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
 		     uint64_t *offset);
+
+/* The sample ids of attr @i (malloc'd, attrs[i].ids_size bytes). */
+int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids);
+void perf_reader_rewind(struct perf_reader *r);
 
 /* A feature section's bytes (malloc'd) or NULL if absent; -1 on error. */
 int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len);
