@@ -40,6 +40,7 @@ static const struct command {
 } commands[] = {
 	{ "buildid", cmd_buildid, "build-id of PATH, --pid PID, --kernel or --module NAME, as the module sees it" },
 	{ "dump", cmd_dump, "print what a perf.data or side file holds (--json)" },
+	{ "merge", cmd_merge, "merge a side file into perf.data: mmap3's build-ids for perf" },
 	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },
 	{ "stat", cmd_stat, "the module's cache and queue statistics" },
 	{ "version", cmd_version, "print the tool's and the loaded module's versions" },
