@@ -11,6 +11,7 @@
 #include <linux/iversion.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 /*
@@ -144,5 +145,14 @@ static inline const struct path *mmap3_file_user_path(struct file *file)
 	return file_user_path(file);
 #endif
 }
+
+/*
+ * kzalloc_obj() (7.0, and backported to Debian's 6.12) sizes the
+ * allocation from the object; older kernels get this GFP_KERNEL-only
+ * stand-in.
+ */
+#ifndef kzalloc_obj
+#define kzalloc_obj(P)	kzalloc(sizeof(P), GFP_KERNEL)
+#endif
 
 #endif /* MMAP3_COMPAT_H */

@@ -7,6 +7,9 @@
 
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
 #include <linux/mmap3.h>
 #include <linux/pid.h>
 #include <linux/time64.h>
@@ -57,6 +60,25 @@ struct mmap3_file_info {
 	struct timespec64 mtime;
 	struct mmap3_build_id build_id;
 };
+
+/*
+ * A session's captured files (keep.c).  lock protects all of it; taken in
+ * process context only, never with a session's spinlock held.
+ */
+struct mmap3_keep {
+	struct mutex lock;		/* see above */
+	struct xarray handles;		/* handle -> struct file * */
+	unsigned int nr;		/* handles held */
+	DECLARE_HASHTABLE(seen, 8);	/* build-ids offered */
+};
+
+void mmap3_keep_init(struct mmap3_keep *k);
+void mmap3_keep_destroy(struct mmap3_keep *k);
+u32 mmap3_keep_offer(struct mmap3_keep *k, struct file *file,
+		     const struct mmap3_build_id *bid);
+void mmap3_keep_withdraw(struct mmap3_keep *k, u32 handle);
+long mmap3_keep_read(struct mmap3_keep *k, void __user *uarg);
+long mmap3_keep_release(struct mmap3_keep *k, u32 __user *uarg);
 
 /* device.c */
 int mmap3_device_register(void);

@@ -70,6 +70,8 @@ struct mmap3_session {
 	u64 lost;
 	u64 bytes;
 	wait_queue_head_t wait;
+
+	struct mmap3_keep keep;		/* with MMAP3_FILTER_CAPTURE */
 };
 
 static u64 session_time(const struct mmap3_session *s, const struct mmap3_event *ev)
@@ -231,6 +233,7 @@ bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *
 			     struct mmap3_record_mmap *rec)
 {
 	pid_t tgid = pid_nr_ns(ev->tgid, s->pid_ns);
+	bool written;
 
 	if (!tgid || !session_wants_pid(s, tgid))
 		return true;
@@ -239,7 +242,16 @@ bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *
 	rec->pid = tgid;
 	rec->tid = pid_nr_ns(ev->pid, s->pid_ns);
 	rec->header.time = session_time(s, ev);
-	return mmap3_session_emit(s, &rec->header);
+	if (!(s->filter.flags & MMAP3_FILTER_CAPTURE))
+		return mmap3_session_emit(s, &rec->header);
+
+	/* The record is shared by the sessions: the handle is this one's. */
+	rec->capture = mmap3_keep_offer(&s->keep, ev->file, &rec->build_id);
+	written = mmap3_session_emit(s, &rec->header);
+	if (!written && rec->capture)
+		mmap3_keep_withdraw(&s->keep, rec->capture);
+	rec->capture = 0;
+	return written;
 }
 
 /* Emit a module record; kernel addresses only to those who may see them. */
@@ -326,6 +338,7 @@ struct mmap3_session *mmap3_session_create(void)
 	init_waitqueue_head(&s->wait);
 	s->clock = MMAP3_CLOCK_LOCAL;
 	s->filter.size = sizeof(s->filter);
+	mmap3_keep_init(&s->keep);
 	return s;
 }
 
@@ -435,7 +448,8 @@ static int session_set_filter(struct mmap3_session *s, void __user *uarg)
 	ret = mmap3_copy_struct_from_user(&f, sizeof(f), uarg, MMAP3_FILTER_SIZE_VER0, &usize);
 	if (ret)
 		return ret;
-	if ((f.flags & ~MMAP3_FILTER_DATA) || f.__reserved || f.nr_pids > MMAP3_FILTER_MAX_PIDS)
+	if ((f.flags & ~(MMAP3_FILTER_DATA | MMAP3_FILTER_CAPTURE)) || f.__reserved ||
+	    f.nr_pids > MMAP3_FILTER_MAX_PIDS)
 		return -EINVAL;
 	for (i = 0; i < f.nr_pids; i++)
 		if (f.pids[i] <= 0)
@@ -526,6 +540,12 @@ long mmap3_session_ioctl(struct mmap3_session *s, unsigned int cmd, void __user 
 	case MMAP3_IOC_GET_STATS:
 		ret = session_get_stats(s, uarg);
 		break;
+	case MMAP3_IOC_CAPTURE_READ:
+		ret = mmap3_keep_read(&s->keep, uarg);
+		break;
+	case MMAP3_IOC_CAPTURE_RELEASE:
+		ret = mmap3_keep_release(&s->keep, uarg);
+		break;
 	default:
 		ret = -ENOTTY;
 		break;
@@ -613,6 +633,7 @@ void mmap3_session_destroy(struct mmap3_session *s)
 	mutex_lock(&s->config_lock);
 	session_disable(s);
 	mutex_unlock(&s->config_lock);
+	mmap3_keep_destroy(&s->keep);
 	put_pid_ns(s->pid_ns);
 	vfree(s->buf);
 	kfree(s);

@@ -410,6 +410,76 @@ TEST_F(capture, changed_right_after_mmap)
 	EXPECT_NE(MMAP3_BUILDID_FOUND, m->build_id.status);
 }
 
+/* The exact bytes of a deleted file, through the first record's handle. */
+TEST_F(capture, capture_keeps_deleted_file)
+{
+	struct mmap3_capture_read rd = { .size = sizeof(rd) };
+	struct mmap3_record_mmap *m, *m2;
+	struct records r2 = { };
+	char want[8192], got[8192];
+	int fd, fd2 = session_open(), n;
+	uint8_t a[20];
+	uint32_t handle;
+	void *p;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, write_elf(DIR "/kept", 1, 0, 0x1b, 20, 256, a));
+	fd = open(DIR "/kept", O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, want, sizeof(want));
+	close(fd);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, session_filter(self->fd, MMAP3_FILTER_CAPTURE, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	enable_and_skip_dump(_metadata, fd2, &r2);
+	p = map_exec(DIR "/kept");
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(map_exec(DIR "/kept"), 4096);
+	ASSERT_EQ(0, unlink(DIR "/kept"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, flush_and_read(fd2, &r2));
+
+	m = find_mmap(&self->r, getpid(), DIR "/kept", 0);
+	ASSERT_NE(NULL, m);
+	handle = m->capture;
+	EXPECT_NE(0, handle);
+	/* Only the first record of a build-id has a handle. */
+	for (m2 = (void *)((char *)m + m->header.size);
+	     (char *)m2 < self->r.buf + self->r.len && strcmp(m2->path, DIR "/kept");
+	     m2 = (void *)((char *)m2 + m2->header.size))
+		;
+	ASSERT_LT((char *)m2, self->r.buf + self->r.len);
+	EXPECT_EQ(0, m2->capture);
+	/* A session without MMAP3_FILTER_CAPTURE gets no handles. */
+	m2 = find_mmap(&r2, getpid(), DIR "/kept", 0);
+	ASSERT_NE(NULL, m2);
+	EXPECT_EQ(0, m2->capture);
+
+	rd.handle = handle;
+	rd.buf = (uintptr_t)got;
+	rd.len = sizeof(got);
+	EXPECT_EQ(n, ioctl(self->fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(0, memcmp(want, got, n));
+	rd.offset = n;
+	EXPECT_EQ(0, ioctl(self->fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	/* Handles are per session. */
+	rd.offset = 0;
+	EXPECT_EQ(-1, ioctl(fd2, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(ENOENT, errno);
+	rd.buf = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, ioctl(self->fd, MMAP3_IOC_CAPTURE_RELEASE, &handle));
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_CAPTURE_RELEASE, &handle));
+	EXPECT_EQ(ENOENT, errno);
+	rd.buf = (uintptr_t)got;
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(ENOENT, errno);
+	munmap(p, 4096);
+	close(fd2);
+	records_free(&r2);
+}
+
 TEST_F(capture, mprotect_to_exec)
 {
 	struct mmap3_record_mmap *m;

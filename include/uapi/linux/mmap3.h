@@ -24,7 +24,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		1
-#define MMAP3_ABI_MINOR		1
+#define MMAP3_ABI_MINOR		2
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -146,6 +146,9 @@ struct mmap3_build_id {
  * @addr, @len, @pgoff: the mapping, @pgoff in pages
  * @dev_major, @dev_minor, @ino, @generation: the mapped inode
  * @mtime_sec, @mtime_nsec: its modification time when the build-id was read
+ * @capture:	with MMAP3_FILTER_CAPTURE, on the session's first record of a
+ *		build-id: a handle for MMAP3_IOC_CAPTURE_READ of the mapped file;
+ *		0 otherwise (ABI 1.2; zero before)
  * @build_id:	of the mapped file itself, not of what its path names now
  * @path:	NUL-terminated path (without " (deleted)"), padded to the
  *		record size
@@ -166,7 +169,7 @@ struct mmap3_record_mmap {
 	__u64 ino;
 	__s64 mtime_sec;
 	__u32 mtime_nsec;
-	__u32 __reserved;
+	__u32 capture;
 	struct mmap3_build_id build_id;
 	char path[];
 };
@@ -235,11 +238,14 @@ struct mmap3_record_dump_done {
 /*
  * struct mmap3_filter - argument of MMAP3_IOC_SET_FILTER
  * @size:	sizeof(struct mmap3_filter) of the caller
- * @flags:	MMAP3_FILTER_DATA: also non-executable file mappings
+ * @flags:	MMAP3_FILTER_DATA: also non-executable file mappings;
+ *		MMAP3_FILTER_CAPTURE: keep the file of each build-id seen for the
+ *		first time, for MMAP3_IOC_CAPTURE_READ (ABI 1.2)
  * @nr_pids:	number of @pids in use; 0 means every process
  * @pids:	process ids (tgids) in the opener's pid namespace
  */
 #define MMAP3_FILTER_DATA	(1U << 0)
+#define MMAP3_FILTER_CAPTURE	(1U << 1)
 #define MMAP3_FILTER_MAX_PIDS	64
 
 struct mmap3_filter {
@@ -311,6 +317,38 @@ struct mmap3_stats {
 
 #define MMAP3_STATS_SIZE_VER0	240
 #define MMAP3_IOC_GET_STATS	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct mmap3_stats)
+
+/*
+ * Capture (ABI 1.2): the exact bytes of a mapped file, even once it is
+ * replaced or deleted, through the handle in its first record.  The
+ * session holds the file until MMAP3_IOC_CAPTURE_RELEASE or close; at
+ * most MMAP3_CAPTURE_MAX handles are held at once (records beyond carry
+ * none, and the file is offered again at its next mapping).
+ *
+ * struct mmap3_capture_read - argument of MMAP3_IOC_CAPTURE_READ
+ * @size:	sizeof(struct mmap3_capture_read) of the caller
+ * @handle:	from mmap3_record_mmap.capture
+ * @offset:	file offset to read from
+ * @buf:	user buffer address
+ * @len:	its length; at most MMAP3_CAPTURE_READ_MAX is read per call
+ * Returns the number of bytes read, 0 at the end of the file.  Errors:
+ * ENOENT (no such handle), EINVAL, EFAULT, and the file's read errors.
+ */
+#define MMAP3_CAPTURE_MAX	4096
+#define MMAP3_CAPTURE_READ_MAX	(1U << 20)
+
+struct mmap3_capture_read {
+	__u32 size;
+	__u32 handle;
+	__u64 offset;
+	__u64 buf;
+	__u64 len;
+};
+
+#define MMAP3_CAPTURE_READ_SIZE_VER0	32
+#define MMAP3_IOC_CAPTURE_READ	_IOW(MMAP3_IOC_MAGIC, 0x08, struct mmap3_capture_read)
+/* Drop a handle (and the session's reference to the file).  ENOENT. */
+#define MMAP3_IOC_CAPTURE_RELEASE	_IOW(MMAP3_IOC_MAGIC, 0x09, __u32)
 
 #define MMAP3_IOC_MAGIC		0xB3
 
