@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "commands.h"
 #include "device.h"
 #include "side.h"
@@ -49,8 +50,9 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mmap3 record [-o FILE] [--pid PID]... [--data] [--clock CLOCK]\n"
-		"                    [--buffer-size BYTES] [-- CMD [ARGS...]]\n"
+		"usage: mmap3 record [-o FILE] [--capture DIR] [--pid PID]... [--data]\n"
+		"                    [--clock CLOCK]"
+" [--buffer-size BYTES] [-- CMD [ARGS...]]\n"
 		"\n"
 		"Record executable mappings, modules and the kernel with their build-ids\n"
 		"into FILE (default mmap3.data), a perf.data file.  With CMD, run it (e.g.\n"
@@ -58,6 +60,8 @@ static void usage(FILE *f)
 		"with its exit status; without, record until SIGINT or SIGTERM.\n"
 		"\n"
 		"  -o, --output FILE     side file to write\n"
+		"  -c, --capture DIR     keep each newly seen build-id's exact file in DIR,\n"
+		"                        in perf's build-id cache layout (PERF_BUILDID_DIR)\n"
 		"  -p, --pid PID         only this process (repeatable, up to %d)\n"
 		"  -d, --data            also non-executable file mappings\n"
 		"  -k, --clock CLOCK     local (perf's default), monotonic, monotonic_raw,\n"
@@ -65,6 +69,10 @@ static void usage(FILE *f)
 		"  -b, --buffer-size N   kernel buffer in bytes (power of two, default 4M)\n",
 		MMAP3_FILTER_MAX_PIDS);
 }
+
+static const char *capture_dir;
+static struct capture_stats capture_stats;
+static int capture_failed;
 
 /* Read what the session has now; returns -1 on a fatal error. */
 static int drain(int fd, struct side_writer *side, char *buf, size_t size, int *eof)
@@ -95,6 +103,10 @@ static int drain(int fd, struct side_writer *side, char *buf, size_t size, int *
 			}
 			if (side_add(side, h))
 				return -1;
+			if (h->type == MMAP3_RECORD_MMAP &&
+			    ((const struct mmap3_record_mmap *)h)->capture &&
+			    capture_store(fd, (const void *)h, capture_dir, &capture_stats))
+				capture_failed = 1;
 			off += h->size;
 		}
 	}
@@ -102,15 +114,17 @@ static int drain(int fd, struct side_writer *side, char *buf, size_t size, int *
 
 static void status_line(const struct side_writer *side, int final)
 {
-	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost%s",
+	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu captured%s",
 		(unsigned long long)side->stats.mmaps, (unsigned long long)side->stats.modules,
-		(unsigned long long)side->stats.lost, final ? "\n" : "");
+		(unsigned long long)side->stats.lost, (unsigned long long)capture_stats.stored,
+		final ? "\n" : "");
 }
 
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "capture", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "data", no_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'k' },
@@ -131,10 +145,14 @@ int cmd_record(int argc, char **argv)
 	time_t last = 0;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "+o:p:dk:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
+			break;
+		case 'c':
+			capture_dir = optarg;
+			filter.flags |= MMAP3_FILTER_CAPTURE;
 			break;
 		case 'p':
 			if (filter.nr_pids == MMAP3_FILTER_MAX_PIDS) {
@@ -185,6 +203,11 @@ int cmd_record(int argc, char **argv)
 	fd = mmap3_device_open(&ver);
 	if (fd < 0)
 		return 1;
+	if (capture_dir && ver.minor < 2) {
+		fprintf(stderr, "mmap3 record: --capture needs module ABI 1.2, %s has %u.%u\n",
+			mmap3_device_path(), ver.major, ver.minor);
+		return 1;
+	}
 	if ((buffer_size && ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &buffer_size)) ||
 	    ioctl(fd, MMAP3_IOC_SET_FILTER, &filter) || ioctl(fd, MMAP3_IOC_SET_CLOCK, &clock)) {
 		fprintf(stderr, "mmap3 record: %s: configuring the session: %s\n",
@@ -264,10 +287,20 @@ int cmd_record(int argc, char **argv)
 		"%llu modules\n", output, (unsigned long long)side.stats.mmaps,
 		(unsigned long long)side.stats.no_build_id,
 		(unsigned long long)side.stats.modules);
+	if (capture_dir)
+		fprintf(stderr, "mmap3: captured %llu files (%llu MB) in %s, %llu there already, "
+			"%llu changed after mapping\n", (unsigned long long)capture_stats.stored,
+			(unsigned long long)(capture_stats.bytes >> 20), capture_dir,
+			(unsigned long long)capture_stats.cached,
+			(unsigned long long)capture_stats.changed);
 	if (side.stats.lost)
 		fprintf(stderr, "mmap3: WARNING: %llu records LOST: the profile may miss "
 			"mappings; use a larger --buffer-size\n",
 			(unsigned long long)side.stats.lost);
+	if (capture_failed) {
+		fprintf(stderr, "mmap3: capturing files into %s failed (see above)\n", capture_dir);
+		return 1;
+	}
 	if (child > 0)
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return 0;
