@@ -7,6 +7,8 @@
 #   make module KDIR=/lib/modules/VERSION/build
 #   make userspace       the mmap3 tool
 #   make selftests       the kselftest programs
+#   make demo            boot a matrix kernel, show perf report without and
+#                        with mmap3 (demo/run; DEMO_KERNEL=5.10|6.1|6.12|7.x)
 #   make check           every test: host tests, style checks, and the
 #                        selftests inside every matrix kernel (tests/check)
 #   make dkms-install    register with DKMS, build and install for the
@@ -35,6 +37,10 @@ selftests:
 check:
 	tests/check $(CHECK_ARGS)
 
+DEMO_KERNEL ?= 6.1
+demo:
+	demo/run $(DEMO_KERNEL)
+
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
@@ -55,4 +61,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check dkms-install dkms-remove print-module-sources clean
+.PHONY: all module userspace selftests check demo dkms-install dkms-remove print-module-sources clean
