@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmap3 merge on the host: a perf.data from the host's perf record and a
+# side file from side_write, judged by the host's perf; bad inputs.
+# Prints TAP.  Skips the perf record parts where perf cannot record here.
+#
+#   tests/host/merge_test.sh SIDE_WRITE MMAP3
+set -u
+
+side_write=$1
+mmap3=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+check()
+{
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$tmp/out" 2>&1; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		sed 's/^/# /' "$tmp/out" | tail -n 5
+		failed=$((failed + 1))
+	fi
+}
+
+"$side_write" "$tmp/side.data" >/dev/null
+if ! perf record -q -e cpu-clock -o "$tmp/perf.data" -- sleep 0.05 >/dev/null 2>&1; then
+	n=$((n + 1))
+	echo "ok $n # SKIP perf record does not work on this machine"
+	echo "1..$n"
+	exit 0
+fi
+cp "$tmp/perf.data" "$tmp/perf.orig"
+cp "$tmp/side.data" "$tmp/side.orig"
+
+"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged.data" 2>"$tmp/merge.log"
+check "merge exits 0" test $? -eq 0
+check "the inputs are unchanged" sh -c "cmp $tmp/perf.data $tmp/perf.orig && cmp $tmp/side.data $tmp/side.orig"
+perf script -i "$tmp/merged.data" --show-mmap-events >"$tmp/script" 2>/dev/null
+check "perf script reads the merged file" test -s "$tmp/script"
+check "it has mmap3's mapping with its build-id" \
+	grep -q 'PERF_RECORD_MMAP2 100/100: .*<101112131415161718191a1b1c1d1e1f20212223>.*/usr/bin/prog' "$tmp/script"
+check "it has the module mmap3 saw" grep -q 'x \[testmod\]' "$tmp/script"
+check "it still has perf's own samples" \
+	sh -c "perf script -i $tmp/perf.data | wc -l > $tmp/a; perf script -i $tmp/merged.data | wc -l > $tmp/b; cmp $tmp/a $tmp/b"
+perf buildid-list -i "$tmp/merged.data" >"$tmp/ids" 2>/dev/null
+check "perf buildid-list has mmap3's module" grep -q '^b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3 \[testmod\]$' "$tmp/ids"
+check "perf report reads the merged file" sh -c "perf report -i $tmp/merged.data --stdio >/dev/null 2>&1"
+
+# Merging again gives the same file: nothing depends on time or order of runs.
+"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged2.data" 2>/dev/null
+check "merge is deterministic" cmp "$tmp/merged.data" "$tmp/merged2.data"
+
+cp "$tmp/perf.data" "$tmp/short.data"
+truncate -s $(($(stat -c %s "$tmp/perf.data") / 2)) "$tmp/short.data"
+"$mmap3" merge "$tmp/short.data" "$tmp/side.data" -o "$tmp/bad.data" 2>"$tmp/err"
+check "a truncated perf.data fails with status 1" test $? -eq 1
+check "... naming the file and the offset" grep -qE "^mmap3: $tmp/short.data: offset [0-9]+: " "$tmp/err"
+check "... and leaves no output" sh -c "! ls $tmp/bad.data* 2>/dev/null"
+"$mmap3" merge "$tmp/perf.data" "$tmp/perf.data" -o "$tmp/bad.data" 2>"$tmp/err"
+check "perf.data given as the side file is refused" grep -q 'not an mmap3 side file' "$tmp/err"
+perf record -q -e cpu-clock -o - -- sleep 0.05 >"$tmp/pipe.data" 2>/dev/null
+"$mmap3" merge "$tmp/pipe.data" "$tmp/side.data" -o "$tmp/bad.data" 2>"$tmp/err"
+check "pipe-mode input is refused by name" grep -q 'pipe-mode perf.data' "$tmp/err"
+
+echo "1..$n"
+[ $failed -eq 0 ]
