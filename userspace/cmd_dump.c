@@ -224,7 +224,7 @@ int cmd_dump(int argc, char **argv)
 		printf("%s: %u attr(s), data at %" PRIu64 ", %" PRIu64 " bytes\n", path,
 		       r.nr_attrs, r.data_offset, r.data_size);
 	}
-	if (perf_reader_feature(&r, PERF_FEAT_BUILD_ID, &buf, &len))
+	if (perf_reader_build_ids(&r, &buf, &len))
 		goto fail;
 	if (buf)
 		dump_build_ids(&d, buf, len);

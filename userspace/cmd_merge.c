@@ -11,7 +11,8 @@
  *    with the sample_id trailer of the file's first attr, so perf's
  *    ordered-events queue puts them in time order;
  *  - the HEADER_BUILD_ID table takes mmap3's build-ids.
- * The inputs are only read; OUT appears only when complete.
+ * PERF_DATA may be in file or pipe mode (perf record -o -); OUT is in file
+ * mode.  The inputs are only read; OUT appears only when complete.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -224,7 +225,7 @@ static int merge_build_ids(struct merge *m, struct perf_file_writer *w)
 	uint8_t *out;
 	int ret = -1;
 
-	if (perf_reader_feature(&m->in, PERF_FEAT_BUILD_ID, &a, &la) ||
+	if (perf_reader_build_ids(&m->in, &a, &la) ||
 	    perf_reader_feature(&m->side, PERF_FEAT_BUILD_ID, &b, &lb))
 		goto out;
 	out = malloc(la + lb + 1);

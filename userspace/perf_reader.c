@@ -19,6 +19,13 @@
 #define HEADER_SIZE		104
 #define PIPE_HEADER_SIZE	16
 #define FEAT_COMPRESSED		27
+#define FEAT_BUILD_ID		2
+#define REC_HEADER_ATTR		64
+#define REC_HEADER_TRACING_DATA	66
+#define REC_HEADER_BUILD_ID	67
+#define REC_HEADER_FEATURE	80
+#define REC_COMPRESSED		81
+#define REC_COMPRESSED2		83
 
 struct file_header {
 	uint64_t magic;
@@ -58,6 +65,124 @@ static int read_at(const struct perf_reader *r, void *buf, size_t len, uint64_t 
 static int in_file(const struct perf_reader *r, uint64_t off, uint64_t len)
 {
 	return off <= r->file_size && len <= r->file_size - off;
+}
+
+static int next_record(struct perf_reader *r, const struct perf_event_header **rec,
+		       uint64_t *offset);
+
+/* Gather what a pipe-mode file carries in records. */
+static int open_pipe(struct perf_reader *r)
+{
+	const struct perf_event_header *h;
+	uint32_t max_size = 0;
+	uint64_t off;
+	unsigned int i;
+	int ret;
+
+	r->pipe = 1;
+	r->data_offset = PIPE_HEADER_SIZE;
+	r->data_size = r->file_size - PIPE_HEADER_SIZE;
+	r->pos = r->data_offset;
+	while ((ret = next_record(r, &h, &off)) > 0) {
+		const uint8_t *p = (const uint8_t *)(h + 1);
+
+		switch (h->type) {
+		case REC_HEADER_ATTR: {
+			uint32_t asize;
+			struct perf_reader_attr *a;
+
+			memcpy(&asize, p + 4, sizeof(asize));
+			if (!asize)
+				asize = PERF_ATTR_SIZE_VER0;
+			if (asize < PERF_ATTR_SIZE_VER0 || asize > h->size - 8u ||
+			    (h->size - 8u - asize) % 8 || r->nr_attrs == 64)
+				return err(r, off, "HEADER_ATTR record of %u bytes with an attr of %u, "
+					   "expected attr plus whole u64 ids (at most 64 attrs)",
+					   h->size, asize);
+			a = realloc(r->attrs, (r->nr_attrs + 1) * sizeof(*a));
+			if (!a)
+				return err(r, off, "out of memory");
+			r->attrs = a;
+			a = &r->attrs[r->nr_attrs];
+			memset(a, 0, sizeof(*a));
+			memcpy(&a->attr, p, asize < sizeof(a->attr) ? asize : sizeof(a->attr));
+			a->raw = malloc(asize);
+			r->pipe_ids[r->nr_attrs] = malloc(h->size - 8u - asize + 1);
+			r->nr_attrs++;
+			if (!a->raw || !r->pipe_ids[r->nr_attrs - 1])
+				return err(r, off, "out of memory");
+			memcpy(a->raw, p, asize);
+			a->raw_size = asize;
+			a->ids_size = h->size - 8u - asize;
+			memcpy(r->pipe_ids[r->nr_attrs - 1], p + asize, a->ids_size);
+			if (asize > max_size)
+				max_size = asize;
+			break;
+		}
+		case REC_HEADER_FEATURE: {
+			uint64_t feat;
+
+			if (h->size < 16)
+				return err(r, off, "HEADER_FEATURE record of %u bytes, expected 16 or more",
+					   h->size);
+			memcpy(&feat, p, sizeof(feat));
+			if (feat >= 256 || feat == FEAT_COMPRESSED)
+				return err(r, off, feat == FEAT_COMPRESSED ?
+					   "compressed perf.data (perf record -z) is not supported" :
+					   "HEADER_FEATURE %llu, expected below 256",
+					   (unsigned long long)feat);
+			free(r->pipe_feat[feat]);
+			r->pipe_feat[feat] = malloc(h->size - 16u + 1);
+			if (!r->pipe_feat[feat])
+				return err(r, off, "out of memory");
+			memcpy(r->pipe_feat[feat], p + 8, h->size - 16u);
+			r->feat_size[feat] = h->size - 16u;
+			r->feat_offset[feat] = off + 16;
+			r->features[feat / 64] |= 1ULL << (feat % 64);
+			break;
+		}
+		case REC_HEADER_BUILD_ID: {
+			uint8_t *n = realloc(r->pipe_build_ids, r->pipe_build_ids_len + h->size);
+
+			if (!n)
+				return err(r, off, "out of memory");
+			memcpy(n + r->pipe_build_ids_len, h, h->size);
+			r->pipe_build_ids = n;
+			r->pipe_build_ids_len += h->size;
+			break;
+		}
+		case REC_HEADER_TRACING_DATA:
+			return err(r, off, "tracepoint data in pipe mode is not supported; "
+				   "record to a file with perf record -o FILE");
+		case REC_COMPRESSED:
+		case REC_COMPRESSED2:
+			return err(r, off, "compressed perf.data (perf record -z) is not supported; "
+				   "record without -z");
+		}
+	}
+	if (ret < 0)
+		return -1;
+	if (!r->nr_attrs)
+		return err(r, PIPE_HEADER_SIZE, "pipe-mode perf.data without a HEADER_ATTR record");
+	/* One attr size for the file header: zero-extend the smaller ones. */
+	for (i = 0; i < r->nr_attrs; i++) {
+		struct perf_reader_attr *a = &r->attrs[i];
+
+		if (a->raw_size < max_size) {
+			uint8_t *n = calloc(1, max_size);
+
+			if (!n)
+				return err(r, 0, "out of memory");
+			memcpy(n, a->raw, a->raw_size);
+			memcpy(n + 4, &max_size, sizeof(max_size));
+			free(a->raw);
+			a->raw = n;
+			a->raw_size = max_size;
+		}
+	}
+	r->attr_size = max_size + 16;
+	r->pos = r->data_offset;
+	return 0;
 }
 
 int perf_reader_open(struct perf_reader *r, const char *path)
@@ -101,9 +226,9 @@ int perf_reader_open(struct perf_reader *r, const char *path)
 		goto fail;
 	}
 	if (h.size == PIPE_HEADER_SIZE) {
-		err(r, 8, "pipe-mode perf.data (perf record -o -) is not supported yet; "
-		    "write it to a file with perf record -o FILE");
-		goto fail;
+		if (open_pipe(r))
+			goto fail;
+		return 0;
 	}
 	if (h.size != HEADER_SIZE) {
 		err(r, 8, "header size %llu, expected %d", (unsigned long long)h.size, HEADER_SIZE);
@@ -213,6 +338,16 @@ void perf_reader_close(struct perf_reader *r)
 	for (unsigned int i = 0; r->attrs && i < r->nr_attrs; i++)
 		free(r->attrs[i].raw);
 	free(r->attrs);
+	for (unsigned int i = 0; i < 64; i++) {
+		free(r->pipe_ids[i]);
+		r->pipe_ids[i] = NULL;
+	}
+	for (unsigned int i = 0; i < 256; i++) {
+		free(r->pipe_feat[i]);
+		r->pipe_feat[i] = NULL;
+	}
+	free(r->pipe_build_ids);
+	r->pipe_build_ids = NULL;
 	free(r->buf);
 	r->attrs = NULL;
 	r->buf = NULL;
@@ -239,8 +374,8 @@ static int fill(struct perf_reader *r, uint64_t off, size_t len)
 	return read_at(r, r->buf, r->buf_len, off, "the data section");
 }
 
-int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
-		     uint64_t *offset)
+static int next_record(struct perf_reader *r, const struct perf_event_header **rec,
+		       uint64_t *offset)
 {
 	uint64_t end = r->data_offset + r->data_size;
 	struct perf_event_header h;
@@ -264,6 +399,37 @@ int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec
 	return 1;
 }
 
+int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
+		     uint64_t *offset)
+{
+	int ret;
+
+	while ((ret = next_record(r, rec, offset)) > 0) {
+		/* In pipe mode these are the header: perf_reader_open() has them. */
+		if (r->pipe && ((*rec)->type == REC_HEADER_ATTR ||
+				(*rec)->type == REC_HEADER_FEATURE ||
+				(*rec)->type == REC_HEADER_BUILD_ID))
+			continue;
+		return ret;
+	}
+	return ret;
+}
+
+int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len)
+{
+	if (!r->pipe)
+		return perf_reader_feature(r, FEAT_BUILD_ID, buf, len);
+	*buf = NULL;
+	*len = r->pipe_build_ids_len;
+	if (!*len)
+		return 0;
+	*buf = malloc(*len);
+	if (!*buf)
+		return err(r, 0, "out of memory");
+	memcpy(*buf, r->pipe_build_ids, *len);
+	return 0;
+}
+
 int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids)
 {
 	const struct perf_reader_attr *a = &r->attrs[i];
@@ -271,6 +437,10 @@ int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids)
 	*ids = malloc(a->ids_size ? a->ids_size : 1);
 	if (!*ids)
 		return err(r, a->ids_offset, "out of memory");
+	if (r->pipe) {
+		memcpy(*ids, r->pipe_ids[i], a->ids_size);
+		return 0;
+	}
 	if (read_at(r, *ids, a->ids_size, a->ids_offset, "sample ids")) {
 		free(*ids);
 		*ids = NULL;
@@ -291,6 +461,14 @@ int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, siz
 	*len = 0;
 	if (bit >= 256 || !r->feat_offset[bit])
 		return 0;
+	if (r->pipe) {
+		*buf = malloc(r->feat_size[bit] + 1);
+		if (!*buf)
+			return err(r, r->feat_offset[bit], "out of memory");
+		memcpy(*buf, r->pipe_feat[bit], r->feat_size[bit]);
+		*len = r->feat_size[bit];
+		return 0;
+	}
 	*buf = malloc(r->feat_size[bit] ? r->feat_size[bit] : 1);
 	if (!*buf)
 		return err(r, r->feat_offset[bit], "out of memory");

@@ -34,6 +34,16 @@ struct perf_reader {
 	uint8_t *buf;
 	size_t buf_len, buf_cap;
 	uint64_t buf_off;
+	/*
+	 * Pipe mode: the attrs, features and build-ids came as records
+	 * (HEADER_ATTR, HEADER_FEATURE, HEADER_BUILD_ID); they are gathered
+	 * at open, as if from a file header, and the iteration skips them.
+	 */
+	int pipe;
+	uint64_t *pipe_ids[64];		/* per attr */
+	void *pipe_feat[256];
+	uint8_t *pipe_build_ids;
+	size_t pipe_build_ids_len;
 };
 
 /* Open and check the file; print one line and return -1 on error. */
@@ -46,6 +56,9 @@ void perf_reader_close(struct perf_reader *r);
  */
 int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
 		     uint64_t *offset);
+
+/* The HEADER_BUILD_ID table, in either mode (malloc'd), or NULL. */
+int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len);
 
 /* The sample ids of attr @i (malloc'd, attrs[i].ids_size bytes). */
 int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids);

@@ -65,9 +65,17 @@ check "... naming the file and the offset" grep -qE "^mmap3: $tmp/short.data: of
 check "... and leaves no output" sh -c "! ls $tmp/bad.data* 2>/dev/null"
 "$mmap3" merge "$tmp/perf.data" "$tmp/perf.data" -o "$tmp/bad.data" 2>"$tmp/err"
 check "perf.data given as the side file is refused" grep -q 'not an mmap3 side file' "$tmp/err"
+# Pipe mode (perf record -o -): merged into a file-mode perf.data.
 perf record -q -e cpu-clock -o - -- sleep 0.05 >"$tmp/pipe.data" 2>/dev/null
-"$mmap3" merge "$tmp/pipe.data" "$tmp/side.data" -o "$tmp/bad.data" 2>"$tmp/err"
-check "pipe-mode input is refused by name" grep -q 'pipe-mode perf.data' "$tmp/err"
+"$mmap3" merge "$tmp/pipe.data" "$tmp/side.data" -o "$tmp/from-pipe.data" 2>"$tmp/err"
+check "pipe-mode input merges" test $? -eq 0
+check "... into a file perf reads with all of perf's samples" \
+	sh -c "perf script -i $tmp/pipe.data | wc -l > $tmp/a; perf script -i $tmp/from-pipe.data | wc -l > $tmp/b; cmp $tmp/a $tmp/b && test \$(cat $tmp/a) -gt 0"
+check "... and mmap3's mapping with its build-id" \
+	sh -c "perf script -i $tmp/from-pipe.data --show-mmap-events | grep -q '<101112131415161718191a1b1c1d1e1f20212223>.*/usr/bin/prog'"
+check "... and mmap3's module in the build-id table" \
+	sh -c "perf buildid-list -i $tmp/from-pipe.data | grep -q 'testmod'"
+check "mmap3 dump reads pipe mode too" sh -c "$mmap3 dump $tmp/pipe.data | grep -q ' records\$'"
 
 echo "1..$n"
 [ $failed -eq 0 ]

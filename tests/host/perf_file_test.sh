@@ -86,8 +86,12 @@ expect_error "bad magic" "$tmp/magic" 'not a perf.data file: magic 0x58585858585
 # The magic as a big-endian machine writes it.
 cp "$f" "$tmp/swapped" && patch "$tmp/swapped" 0 32454c4946524550
 expect_error "byte-swapped" "$tmp/swapped" 'byte-swapped perf.data'
+# A file header claiming pipe mode: the records after it are garbage.
 cp "$f" "$tmp/pipe" && patch "$tmp/pipe" 8 1000000000000000
-expect_error "pipe mode" "$tmp/pipe" 'pipe-mode perf.data .* is not supported yet'
+expect_error "a file-mode body under a pipe-mode header" "$tmp/pipe" 'record of type 128 has size 0'
+# Pipe mode without attrs.
+printf 'PERFILE2\x10\x00\x00\x00\x00\x00\x00\x00' >"$tmp/noattr"
+expect_error "pipe mode without a HEADER_ATTR" "$tmp/noattr" 'pipe-mode perf.data without a HEADER_ATTR record'
 cp "$f" "$tmp/compressed" && patch "$tmp/compressed" 75 08
 expect_error "compressed" "$tmp/compressed" 'compressed perf.data \(perf record -z\) is not supported'
 cp "$f" "$tmp/badrec" && patch "$tmp/badrec" 326 0000
