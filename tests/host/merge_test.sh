@@ -10,31 +10,15 @@ set -u
 
 side_write=$1
 mmap3=$2
+. "$(dirname "$0")/../lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-check()
-{
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		sed 's/^/# /' "$tmp/out" | tail -n 5
-		failed=$((failed + 1))
-	fi
-}
 
 "$side_write" "$tmp/side.data" >/dev/null
 if ! perf record -q -e cpu-clock -o "$tmp/perf.data" -- sleep 0.05 >/dev/null 2>&1; then
-	n=$((n + 1))
-	echo "ok $n # SKIP perf record does not work on this machine"
-	echo "1..$n"
-	exit 0
+	tap_skip "perf record does not work on this machine"
+	tap_done
+	exit
 fi
 cp "$tmp/perf.data" "$tmp/perf.orig"
 cp "$tmp/side.data" "$tmp/side.orig"
@@ -77,5 +61,4 @@ check "... and mmap3's module in the build-id table" \
 	sh -c "perf buildid-list -i $tmp/from-pipe.data | grep -q 'testmod'"
 check "mmap3 dump reads pipe mode too" sh -c "$mmap3 dump $tmp/pipe.data | grep -q ' records\$'"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -11,25 +11,9 @@ set -u
 
 side_write=$1
 mmap3=$2
+. "$(dirname "$0")/../lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-check()
-{
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		sed 's/^/# /' "$tmp/out" | tail -n 5
-		failed=$((failed + 1))
-	fi
-}
-
 # expect_error NAME FILE PATTERN: mmap3 dump FILE fails with status 1 and
 # one error line matching PATTERN.
 expect_error()
@@ -97,5 +81,4 @@ expect_error "compressed" "$tmp/compressed" 'compressed perf.data \(perf record 
 cp "$f" "$tmp/badrec" && patch "$tmp/badrec" 326 0000
 expect_error "a record of size 0" "$tmp/badrec" 'record of type 1 has size 0, expected 8 to 592'
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -8,25 +8,26 @@
 set -u
 
 mmap3=$1
-n=0
-failed=0
+. "$(dirname "$0")/../lib/tap.sh"
 
-# expect NAME STATUS PATTERN CMD...: CMD exits STATUS and its stderr
+# exits_with STATUS PATTERN CMD...: CMD exits STATUS and its stderr
 # matches the extended regex PATTERN.
-expect()
+exits_with()
 {
-	local name=$1 want=$2 pattern=$3 err rc
-	shift 3
-	n=$((n + 1))
+	local want=$1 pattern=$2 err rc
+	shift 2
 	err=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	if [ $rc -eq "$want" ] && echo "$err" | grep -qE -- "$pattern"; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		echo "# exit $rc (want $want), stderr: $err"
-		failed=$((failed + 1))
-	fi
+	echo "exit $rc (want $want), stderr: $err"
+	[ $rc -eq "$want" ] && echo "$err" | grep -qE -- "$pattern"
+}
+
+# expect NAME STATUS PATTERN CMD...
+expect()
+{
+	local name=$1
+	shift
+	check "$name" exits_with "$@"
 }
 
 expect "no command: usage, exit 2" 2 '^usage: mmap3 COMMAND' "$mmap3"
@@ -42,13 +43,7 @@ expect "not an mmap3 device: says so" 1 \
 expect "record without the module: names the device" 1 \
 	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \
 	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" record -o /tmp/mmap3-tool-test.data -- true
-n=$((n + 1))
-if [ -e /tmp/mmap3-tool-test.data ]; then
-	echo "not ok $n record without the module leaves no file"
-	failed=$((failed + 1))
-else
-	echo "ok $n record without the module leaves no file"
-fi
+check "record without the module leaves no file" test ! -e /tmp/mmap3-tool-test.data
 expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: not a process id' \
 	"$mmap3" record --pid abc
 expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: unknown clock' \
@@ -81,5 +76,4 @@ else
 fi
 rm -f "$tmp"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done
