@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #else
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #endif
 
@@ -266,21 +267,27 @@ static int scan_table(struct reader *r, const struct table *t, const struct note
 	return 0;
 }
 
+static void reader_init(struct reader *r, elf_buildid_read_t read, void *ctx, __u64 size,
+			struct elf_buildid *bid)
+{
+	memset(r, 0, offsetof(struct reader, win));
+	r->read = read;
+	r->ctx = ctx;
+	r->size = size;
+	r->bid = bid;
+	memset(bid, 0, sizeof(*bid));
+	bid->status = MMAP3_BUILDID_NO_NOTE;
+}
+
 int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 		      struct elf_buildid *bid)
 {
-	struct reader r = {
-		.read = read,
-		.ctx = ctx,
-		.size = file_size,
-		.bid = bid,
-	};
 	struct table ph, sh;
 	__u8 eh[64], s0[64];
+	struct reader r;
 	__u32 ehsize;
 
-	memset(bid, 0, sizeof(*bid));
-	bid->status = MMAP3_BUILDID_NO_NOTE;
+	reader_init(&r, read, ctx, file_size, bid);
 
 	if (file_size < EI_NIDENT) {
 		bid->status = MMAP3_BUILDID_NOT_ELF;
@@ -355,16 +362,10 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u32 align,
 			    struct elf_buildid *bid)
 {
-	struct reader r = {
-		.read = read,
-		.ctx = ctx,
-		.size = size,
-		.bid = bid,
-		.msb = IS_BIG_ENDIAN,
-	};
+	struct reader r;
 
-	memset(bid, 0, sizeof(*bid));
-	bid->status = MMAP3_BUILDID_NO_NOTE;
+	reader_init(&r, read, ctx, size, bid);
+	r.msb = IS_BIG_ENDIAN;
 	if (scan_notes(&r, 0, size, align) > 0)
 		bid->status = MMAP3_BUILDID_FOUND;
 	if (bid->status != MMAP3_BUILDID_FOUND)
