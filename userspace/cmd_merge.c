@@ -42,6 +42,9 @@ struct merge {
 	struct perf_reader in, side;
 	struct side_rec *recs;
 	size_t nr;
+	/* Side mappings by (pid, tid, range, offset, name): indexes + 1, 0 free. */
+	size_t *index;
+	size_t index_size;		/* a power of two, over twice nr */
 	uint64_t id_fields;	/* of the output's attrs */
 	unsigned int trailer;	/* bytes */
 	uint64_t rewritten, added;
@@ -117,16 +120,55 @@ static int load_side(struct merge *m)
 	return ret;
 }
 
-/* The side mapping perf's record @h is, or NULL. */
-static struct side_rec *find_side(struct merge *m, const struct perf_event_header *h)
+/* Hash of what same_mapping() compares. */
+static uint64_t mapping_hash(const struct perf_event_header *h)
 {
-	size_t i;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint64_t x = 0xcbf29ce484222325ULL;
+	size_t i, max;
+	const char *name = mmap_name(h, &max);
 
+	for (i = 0; i < 32; i++)
+		x = (x ^ p[i]) * 0x100000001b3ULL;
+	for (i = 0; i < max && name[i]; i++)
+		x = (x ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	return x;
+}
+
+/* Index the side mappings, so each of perf's is looked up at once. */
+static int index_side(struct merge *m)
+{
+	size_t i, j;
+
+	for (m->index_size = 16; m->index_size < 2 * m->nr; m->index_size *= 2)
+		;
+	m->index = calloc(m->index_size, sizeof(*m->index));
+	if (!m->index)
+		return -1;
 	for (i = 0; i < m->nr; i++) {
 		const struct perf_event_header *b = (const void *)m->recs[i].body;
 
-		if (is_mmap(b) && same_mapping(b, h, h->size))
-			return &m->recs[i];
+		if (!is_mmap(b))
+			continue;
+		for (j = mapping_hash(b) & (m->index_size - 1); m->index[j];
+		     j = (j + 1) & (m->index_size - 1))
+			;
+		m->index[j] = i + 1;
+	}
+	return 0;
+}
+
+/* The first side mapping perf's record @h is, or NULL. */
+static struct side_rec *find_side(struct merge *m, const struct perf_event_header *h)
+{
+	size_t j;
+
+	for (j = mapping_hash(h) & (m->index_size - 1); m->index[j];
+	     j = (j + 1) & (m->index_size - 1)) {
+		struct side_rec *r = &m->recs[m->index[j] - 1];
+
+		if (same_mapping((const void *)r->body, h, h->size))
+			return r;
 	}
 	return NULL;
 }
@@ -298,7 +340,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	m.in.fd = m.side.fd = -1;
 	if (perf_reader_open(&m.in, argv[optind]) || perf_reader_open(&m.side, argv[optind + 1]) ||
-	    check_attrs(&m) || load_side(&m))
+	    check_attrs(&m) || load_side(&m) || index_side(&m))
 		goto out;
 
 	/* Pass 1: which of mmap3's mappings perf has too. */
@@ -375,6 +417,7 @@ out:
 	for (k = 0; k < m.nr; k++)
 		free(m.recs[k].body);
 	free(m.recs);
+	free(m.index);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);
 	return ret;
