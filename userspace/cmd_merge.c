@@ -6,10 +6,17 @@
  *  - perf's own user-space MMAP/MMAP2 records that mmap3 also saw (same
  *    pid, range, offset and name) become MMAP2 records carrying mmap3's
  *    build-id, keeping perf's time;
+ *  - the kernel and the modules perf found loaded when it started keep
+ *    perf's records: mmap3's own for them would be a second kernel map
+ *    (which perf takes as the kernel starting over) and modules mapped
+ *    twice.  A module's map takes the length of its text from mmap3,
+ *    though: perf takes it from /proc/modules, whose size on 6.4 and later
+ *    kernels adds up the module's separately allocated text, data and
+ *    read-only data, so perf's map can cover other modules' text;
  *  - mmap3's records perf did not have (modules loaded mid-session,
  *    mappings of processes perf did not follow, lost records) are added,
- *    with the sample_id trailer of the file's first attr, so perf's
- *    ordered-events queue puts them in time order;
+ *    with the sample_id trailer of the file's first attr, each just before
+ *    the first of perf's records that is not older (see write_due());
  *  - the HEADER_BUILD_ID table takes mmap3's build-ids.
  * PERF_DATA may be in file or pipe mode (perf record -o -); OUT is in file
  * mode.  The inputs are only read; OUT appears only when complete.
@@ -29,6 +36,7 @@
 #define SIDE_TRAILER	24	/* the side file's TID | TIME | CPU */
 #define MMAP_FIXED	40	/* header + pid, tid, addr, len, pgoff */
 #define MMAP2_FIXED	72
+#define PERF_RECORD_USER_TYPE_START	64
 
 struct side_rec {
 	uint8_t *body;		/* the record without its trailer */
@@ -36,6 +44,7 @@ struct side_rec {
 	uint32_t pid, tid, cpu;
 	uint64_t time;
 	int matched;		/* perf has the same mapping */
+	uint64_t perf_offset;	/* of perf's kernel map it is, plus one; or 0 */
 };
 
 struct merge {
@@ -47,6 +56,9 @@ struct merge {
 	size_t index_size;		/* a power of two, over twice nr */
 	uint64_t id_fields;	/* of the output's attrs */
 	unsigned int trailer;	/* bytes */
+	int sample_time_uniform;	/* every attr's samples have time at one offset */
+	/* The records to add (not matched), oldest first, and the next one due. */
+	size_t *order, nr_order, due;
 	uint64_t rewritten, added;
 };
 
@@ -76,6 +88,104 @@ static int is_mmap(const struct perf_event_header *h)
 {
 	return (h->type == PERF_RECORD_MMAP && h->size > MMAP_FIXED) ||
 	       (h->type == PERF_RECORD_MMAP2 && h->size > MMAP2_FIXED);
+}
+
+static int is_kernel(const struct perf_event_header *h)
+{
+	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
+static int is_user_mmap(const struct perf_event_header *h)
+{
+	return is_mmap(h) && !is_kernel(h);
+}
+
+/*
+ * The module a kernel map is of, as perf names it: "[mmap3]" and
+ * "/lib/modules/.../mmap3.ko" are both mmap3, "[kernel.kallsyms]_text"
+ * is kernel.kallsyms; '-' and '_' are one.
+ */
+static void kernel_map_name(const struct perf_event_header *h, char *out, size_t len)
+{
+	size_t max, i = 0;
+	const char *name = mmap_name(h, &max), *end = name + strnlen(name, max), *p;
+
+	if (name < end && name[0] == '[') {
+		name++;
+		p = memchr(name, ']', end - name);
+		end = p ? p : end;
+	} else {
+		for (p = name; p < end; p++)
+			if (*p == '/')
+				name = p + 1;
+		p = memchr(name, '.', end - name);
+		end = p ? p : end;
+	}
+	for (; name < end && i + 1 < len; name++)
+		out[i++] = *name == '-' ? '_' : *name;
+	out[i] = 0;
+}
+
+/* Same start and module: perf's kernel map @h is the side record @r's. */
+static int same_kernel_map(const struct side_rec *r, const struct perf_event_header *h)
+{
+	const struct perf_event_header *s = (const void *)r->body;
+	char a[256], b[256];
+	uint64_t sa, sb;
+
+	if (!is_mmap(s) || !is_kernel(s))
+		return 0;
+	memcpy(&sa, (const uint8_t *)(s + 1) + 8, 8);
+	memcpy(&sb, (const uint8_t *)(h + 1) + 8, 8);
+	if (sa != sb)
+		return 0;
+	kernel_map_name(s, a, sizeof(a));
+	kernel_map_name(h, b, sizeof(b));
+	return !strcmp(a, b);
+}
+
+/*
+ * Mark mmap3's record of the kernel map perf has in @h.  Only the first
+ * unmatched one: a module unloaded and loaded again at the same address
+ * has a second record, which must be added.
+ */
+static void match_kernel_map(struct merge *m, const struct perf_event_header *h,
+			     uint64_t offset)
+{
+	size_t k;
+
+	for (k = 0; k < m->nr; k++)
+		if (!m->recs[k].matched && same_kernel_map(&m->recs[k], h)) {
+			m->recs[k].matched = 1;
+			m->recs[k].perf_offset = offset + 1;
+			return;
+		}
+}
+
+/* perf's kernel map at @offset, its length cut to the module text's. */
+static int write_kernel_map(struct merge *m, struct perf_file_writer *w,
+			    const struct perf_event_header *h, uint64_t offset)
+{
+	uint64_t len, text_len;
+	uint8_t buf[65536];
+	char name[256];
+	size_t k;
+
+	kernel_map_name(h, name, sizeof(name));
+	if (!strcmp(name, "kernel.kallsyms"))
+		return perf_file_write_record(w, h);
+	for (k = 0; k < m->nr; k++)
+		if (m->recs[k].perf_offset == offset + 1)
+			break;
+	if (k == m->nr)
+		return perf_file_write_record(w, h);
+	memcpy(&len, (const uint8_t *)(h + 1) + 16, 8);
+	memcpy(&text_len, m->recs[k].body + sizeof(*h) + 16, 8);
+	if (!text_len || text_len >= len)
+		return perf_file_write_record(w, h);
+	memcpy(buf, h, h->size);
+	memcpy(buf + sizeof(*h) + 16, &text_len, 8);
+	return perf_file_write_record(w, buf);
 }
 
 static int load_side(struct merge *m)
@@ -148,7 +258,7 @@ static int index_side(struct merge *m)
 	for (i = 0; i < m->nr; i++) {
 		const struct perf_event_header *b = (const void *)m->recs[i].body;
 
-		if (!is_mmap(b))
+		if (!is_user_mmap(b))
 			continue;
 		for (j = mapping_hash(b) & (m->index_size - 1); m->index[j];
 		     j = (j + 1) & (m->index_size - 1))
@@ -171,6 +281,13 @@ static struct side_rec *find_side(struct merge *m, const struct perf_event_heade
 			return r;
 	}
 	return NULL;
+}
+
+/* Where a sample of @a has its time: after IDENTIFIER, IP and TID. */
+static unsigned int sample_time_offset(const struct perf_event_attr *a)
+{
+	return 8 * (!!(a->sample_type & PERF_SAMPLE_IDENTIFIER) +
+		    !!(a->sample_type & PERF_SAMPLE_IP) + !!(a->sample_type & PERF_SAMPLE_TID));
 }
 
 /* Check the input's attrs and work out the trailer of added records. */
@@ -202,6 +319,13 @@ static int check_attrs(struct merge *m)
 	for (n = 0, i = 0; i < 64; i++)
 		n += !!(m->id_fields & (1ULL << i));
 	m->trailer = 8 * n;
+	m->sample_time_uniform = 1;
+	for (i = 1; i < m->in.nr_attrs; i++)
+		if (sample_time_offset(&m->in.attrs[i].attr) !=
+		    sample_time_offset(&m->in.attrs[0].attr) ||
+		    (m->in.attrs[i].attr.sample_type & PERF_SAMPLE_TIME) !=
+		    (m->in.attrs[0].attr.sample_type & PERF_SAMPLE_TIME))
+			m->sample_time_uniform = 0;
 	return 0;
 }
 
@@ -229,6 +353,97 @@ static int write_added(struct merge *m, struct perf_file_writer *w, const struct
 	((struct perf_event_header *)buf)->size = (uint16_t)(r->body_size + m->trailer);
 	m->added++;
 	return perf_file_write_record(w, buf);
+}
+
+/* The attr of sample @h, by its PERF_SAMPLE_IDENTIFIER; NULL if unknown. */
+static const struct perf_event_attr *sample_attr(const struct merge *m,
+						 const struct perf_file_attr_in *attrs,
+						 const struct perf_event_header *h)
+{
+	uint64_t id;
+	unsigned int i;
+	size_t j;
+
+	if (m->sample_time_uniform)
+		return &m->in.attrs[0].attr;
+	if (!(m->id_fields & PERF_SAMPLE_IDENTIFIER) || h->size < sizeof(*h) + 8)
+		return NULL;
+	memcpy(&id, h + 1, 8);
+	for (i = 0; i < m->in.nr_attrs; i++)
+		for (j = 0; j < attrs[i].nr_ids; j++)
+			if (attrs[i].ids[j] == id)
+				return &m->in.attrs[i].attr;
+	return NULL;
+}
+
+/* The time of perf's record @h: 1 and *@time, or 0 if it has none. */
+static int record_time(const struct merge *m, const struct perf_file_attr_in *attrs,
+		       const struct perf_event_header *h, uint64_t *time)
+{
+	const struct perf_event_attr *a;
+	size_t off;
+
+	if (h->type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		a = sample_attr(m, attrs, h);
+		if (!a || !(a->sample_type & PERF_SAMPLE_TIME))
+			return 0;
+		off = sizeof(*h) + sample_time_offset(a);
+	} else {
+		if (h->size < sizeof(*h) + m->trailer)
+			return 0;
+		off = h->size - m->trailer + 8 * !!(m->id_fields & PERF_SAMPLE_TID);
+	}
+	if (off + 8 > h->size)
+		return 0;
+	memcpy(time, (const uint8_t *)h + off, 8);
+	return 1;
+}
+
+/*
+ * Write the added records older than @time.  perf's reader sorts records
+ * by time only within a window: at each FINISHED_ROUND it delivers what
+ * is older than the newest record read before the previous one.  A record
+ * placed just before the first of perf's that is not older than it stays
+ * inside that window and moves no window edge; anywhere earlier it would
+ * push the edge forward and make perf deliver its own later records out
+ * of order, after the samples they must precede.
+ */
+static int write_due(struct merge *m, struct perf_file_writer *w, uint64_t time)
+{
+	while (m->due < m->nr_order && m->recs[m->order[m->due]].time <= time)
+		if (write_added(m, w, &m->recs[m->order[m->due++]]))
+			return -1;
+	return 0;
+}
+
+static const struct side_rec *sort_recs;
+
+static int by_time(const void *a, const void *b)
+{
+	const struct side_rec *ra = &sort_recs[*(const size_t *)a];
+	const struct side_rec *rb = &sort_recs[*(const size_t *)b];
+
+	if (ra->time != rb->time)
+		return ra->time < rb->time ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The records to add, oldest first (in side-file order within a time). */
+static int order_added(struct merge *m)
+{
+	size_t k;
+
+	m->order = malloc((m->nr + 1) * sizeof(*m->order));
+	if (!m->order)
+		return -1;
+	for (k = 0; k < m->nr; k++)
+		if (!m->recs[k].matched)
+			m->order[m->nr_order++] = k;
+	sort_recs = m->recs;
+	qsort(m->order, m->nr_order, sizeof(*m->order), by_time);
+	return 0;
 }
 
 /* perf's mapping @h as MMAP2 with the side record's build-id. */
@@ -347,8 +562,10 @@ int cmd_merge(int argc, char **argv)
 	while ((ret = perf_reader_next(&m.in, &h, &off)) > 0) {
 		struct side_rec *r;
 
-		if (is_mmap(h) && (r = find_side(&m, h)))
+		if (is_user_mmap(h) && (r = find_side(&m, h)))
 			r->matched = 1;
+		else if (is_mmap(h) && is_kernel(h))
+			match_kernel_map(&m, h, off);
 	}
 	if (ret < 0)
 		goto out;
@@ -371,17 +588,26 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	opened = 1;
 
-	/* Pass 2: mmap3's other records first (perf orders by time), then perf's. */
-	for (k = 0; k < m.nr; k++)
-		if (!m.recs[k].matched && write_added(&m, &w, &m.recs[k]))
-			goto out;
+	/* Pass 2: perf's records, with mmap3's other records in time order. */
+	if (order_added(&m))
+		goto out;
 	while ((c = perf_reader_next(&m.in, &h, &off)) > 0) {
-		struct side_rec *r = is_mmap(h) ? find_side(&m, h) : NULL;
+		struct side_rec *r = is_user_mmap(h) ? find_side(&m, h) : NULL;
+		uint64_t time;
+		int err;
 
-		if (r ? write_rewritten(&m, &w, h, r) : perf_file_write_record(&w, h))
+		if (record_time(&m, attrs, h, &time) && write_due(&m, &w, time))
+			goto out;
+		if (r)
+			err = write_rewritten(&m, &w, h, r);
+		else if (is_mmap(h) && is_kernel(h))
+			err = write_kernel_map(&m, &w, h, off);
+		else
+			err = perf_file_write_record(&w, h);
+		if (err)
 			goto out;
 	}
-	if (c < 0)
+	if (c < 0 || write_due(&m, &w, UINT64_MAX))
 		goto out;
 
 	/* Features: perf's, with the build-id table merged. */
@@ -417,6 +643,7 @@ out:
 	for (k = 0; k < m.nr; k++)
 		free(m.recs[k].body);
 	free(m.recs);
+	free(m.order);
 	free(m.index);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);

@@ -31,6 +31,9 @@ check "perf script reads the merged file" test -s "$tmp/script"
 check "it has mmap3's mapping with its build-id" \
 	grep -q 'PERF_RECORD_MMAP2 100/100: .*<101112131415161718191a1b1c1d1e1f20212223>.*/usr/bin/prog' "$tmp/script"
 check "it has the module mmap3 saw" grep -q 'x \[testmod\]' "$tmp/script"
+check "the kernel keeps perf's map only: a second would restart perf's kernel maps" \
+	sh -c "perf script -i $tmp/perf.data --show-mmap-events 2>/dev/null | grep -c 'kernel.kallsyms\]_text' >$tmp/a;
+	       grep -c 'kernel.kallsyms\]_text' $tmp/script >$tmp/b; cmp $tmp/a $tmp/b"
 check "it still has perf's own samples" \
 	sh -c "perf script -i $tmp/perf.data | wc -l > $tmp/a; perf script -i $tmp/merged.data | wc -l > $tmp/b; cmp $tmp/a $tmp/b"
 perf buildid-list -i "$tmp/merged.data" >"$tmp/ids" 2>/dev/null
