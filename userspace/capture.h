@@ -27,4 +27,11 @@ struct capture_stats {
 int capture_store(int fd, const struct mmap3_record_mmap *m, const char *dir,
 		  struct capture_stats *st);
 
+/*
+ * The same for a file read from @path, e.g. a module's .ko found by
+ * userspace/kmod.c: stored only if its build-id is @bid.
+ */
+int capture_store_file(const char *path, const struct mmap3_build_id *bid, const char *dir,
+		       struct capture_stats *st);
+
 #endif /* MMAP3_CAPTURE_H */

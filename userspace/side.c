@@ -8,7 +8,10 @@
  *	MMAP3_RECORD_KERNEL	PERF_RECORD_MMAP of [kernel.kallsyms]_text
  *				(if its address is visible) and the kernel's
  *				build-id in the HEADER_BUILD_ID table
- *	MMAP3_RECORD_MODULE_LOAD PERF_RECORD_MMAP of [name], and its build-id
+ *	MMAP3_RECORD_MODULE_LOAD PERF_RECORD_MMAP of the module's .ko file if
+ *				one with its build-id is found (see kmod.c), as
+ *				perf names modules it finds, else of [name];
+ *				and its build-id
  *	MMAP3_RECORD_LOST	PERF_RECORD_LOST
  *
  * Every record gets the sample_id trailer of the file's one attr (pid,
@@ -256,9 +259,13 @@ static int add_kernel(struct side_writer *s, const struct mmap3_record_kernel *k
 
 static int add_module(struct side_writer *s, const struct mmap3_record_module *m)
 {
-	char name[MMAP3_MODULE_NAME_LEN + 3];
+	char bracketed[MMAP3_MODULE_NAME_LEN + 3];
+	const char *name = s->kmods ? kmod_find(s->kmods, m->name, &m->build_id) : NULL;
 
-	snprintf(name, sizeof(name), "[%.*s]", MMAP3_MODULE_NAME_LEN, m->name);
+	if (!name) {
+		snprintf(bracketed, sizeof(bracketed), "[%.*s]", MMAP3_MODULE_NAME_LEN, m->name);
+		name = bracketed;
+	}
 	s->stats.modules++;
 	if (m->text_addr && add_kernel_mmap(s, name, m->text_addr, m->text_size, 0,
 					    m->header.time))

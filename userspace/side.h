@@ -10,6 +10,7 @@
 #include <linux/mmap3.h>
 #include <stdint.h>
 
+#include "kmod.h"
 #include "perf_file.h"
 
 struct side_stats {
@@ -29,6 +30,8 @@ struct side_writer {
 	uint64_t *seen;			/* hashes of table entries */
 	size_t seen_len, seen_cap;
 	struct side_stats stats;
+	/* Where modules' .ko files are looked for; NULL: not looked for. */
+	struct kmod_index *kmods;
 };
 
 /* @clock: MMAP3_CLOCK_LOCAL or a clockid, as set on the session. */
