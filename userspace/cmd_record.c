@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "capture.h"
 #include "commands.h"
 #include "device.h"
+#include "kmod.h"
 #include "side.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -51,8 +53,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mmap3 record [-o FILE] [--capture DIR] [--pid PID]... [--data]\n"
-		"                    [--clock CLOCK]"
-" [--buffer-size BYTES] [-- CMD [ARGS...]]\n"
+		"                    [--clock CLOCK] [--buffer-size BYTES]\n"
+		"                    [--module-dir DIR]... [-- CMD [ARGS...]]\n"
 		"\n"
 		"Record executable mappings, modules and the kernel with their build-ids\n"
 		"into FILE (default mmap3.data), a perf.data file.  With CMD, run it (e.g.\n"
@@ -66,13 +68,40 @@ static void usage(FILE *f)
 		"  -d, --data            also non-executable file mappings\n"
 		"  -k, --clock CLOCK     local (perf's default), monotonic, monotonic_raw,\n"
 		"                        realtime, boottime, tai: as perf record -k\n"
-		"  -b, --buffer-size N   kernel buffer in bytes (power of two, default 4M)\n",
+		"  -b, --buffer-size N   kernel buffer in bytes (power of two, default 4M)\n"
+		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable;\n"
+		"                        /lib/modules/RELEASE always), so perf reads their\n"
+		"                        symbols and --capture keeps them\n",
 		MMAP3_FILTER_MAX_PIDS);
 }
 
 static const char *capture_dir;
 static struct capture_stats capture_stats;
 static int capture_failed;
+static struct kmod_index kmods;
+
+/*
+ * Keep the file of a mapping.  After a failure (disk full, most likely)
+ * only release the module's copies: one error line, not one per file.
+ */
+static void capture_mapping(int fd, const struct mmap3_record_mmap *m)
+{
+	uint32_t handle = m->capture;
+
+	if (capture_failed)
+		ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &handle);
+	else if (capture_store(fd, m, capture_dir, &capture_stats))
+		capture_failed = 1;
+}
+
+/* Keep the .ko of a module that was loaded, if it was found. */
+static void capture_module(const struct mmap3_record_module *m)
+{
+	const char *path = kmod_find(&kmods, m->name, &m->build_id);
+
+	if (path && capture_store_file(path, &m->build_id, capture_dir, &capture_stats))
+		capture_failed = 1;
+}
 
 /* Read what the session has now; returns -1 on a fatal error. */
 static int drain(int fd, struct side_writer *side, char *buf, size_t size, int *eof)
@@ -104,11 +133,25 @@ static int drain(int fd, struct side_writer *side, char *buf, size_t size, int *
 			if (side_add(side, h))
 				return -1;
 			if (h->type == MMAP3_RECORD_MMAP &&
-			    ((const struct mmap3_record_mmap *)h)->capture &&
-			    capture_store(fd, (const void *)h, capture_dir, &capture_stats))
-				capture_failed = 1;
+			    ((const struct mmap3_record_mmap *)h)->capture)
+				capture_mapping(fd, (const void *)h);
+			if (h->type == MMAP3_RECORD_MODULE_LOAD && capture_dir && !capture_failed)
+				capture_module((const void *)h);
 			off += h->size;
 		}
+	}
+}
+
+/* Wait for @child, passing it SIGINT and SIGTERM as they come. */
+static void wait_forwarding(pid_t child, int *status)
+{
+	for (;;) {
+		if (stop_signal) {
+			kill(child, stop_signal);
+			stop_signal = 0;
+		}
+		if (waitpid(child, status, 0) == child || errno != EINTR)
+			return;
 	}
 }
 
@@ -129,6 +172,7 @@ int cmd_record(int argc, char **argv)
 		{ "data", no_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'k' },
 		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "module-dir", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,10 +186,15 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1;
 	size_t bufsize = 1 << 20;
 	char *buf, *end;
+	char modules[sizeof(((struct utsname *)0)->release) + 16];
+	struct utsname u;
 	time_t last = 0;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:h", opts, NULL)) != -1) {
+	uname(&u);
+	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
+	kmod_add_dir(&kmods, modules);
+	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -191,6 +240,13 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm':
+			if (kmod_add_dir(&kmods, optarg)) {
+				fprintf(stderr, "mmap3 record: at most %d --module-dir\n",
+					KMOD_MAX_DIRS - 1);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -219,6 +275,7 @@ int cmd_record(int argc, char **argv)
 		free(buf);
 		return 1;
 	}
+	side.kmods = &kmods;
 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -262,12 +319,8 @@ int cmd_record(int argc, char **argv)
 			status_line(&side, 0);
 		}
 	}
-	if (child > 0) {
-		if (stop_signal && !child_exited)
-			kill(child, stop_signal);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	if (child > 0)
+		wait_forwarding(child, &status);
 	/* Everything mapped until now, then the rest of the buffer. */
 	if (ioctl(fd, MMAP3_IOC_DISABLE)) {
 		fprintf(stderr, "mmap3 record: %s: disabling the session: %s\n",
@@ -279,6 +332,7 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	close(fd);
 	free(buf);
+	kmod_free(&kmods);
 	if (tty)
 		status_line(&side, 1);
 	if (side_close(&side))
@@ -298,7 +352,8 @@ int cmd_record(int argc, char **argv)
 			"mappings; use a larger --buffer-size\n",
 			(unsigned long long)side.stats.lost);
 	if (capture_failed) {
-		fprintf(stderr, "mmap3: capturing files into %s failed (see above)\n", capture_dir);
+		fprintf(stderr, "mmap3: capturing files into %s failed (see above); stopped "
+			"capturing there\n", capture_dir);
 		return 1;
 	}
 	if (child > 0)
@@ -306,12 +361,18 @@ int cmd_record(int argc, char **argv)
 	return 0;
 
 fail:
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
-	}
 	side_abort(&side);
 	close(fd);
 	free(buf);
+	kmod_free(&kmods);
+	/*
+	 * CMD is the user's own job (perf record): losing the side file is
+	 * no reason to lose it too.  Wait for it, still forwarding signals.
+	 */
+	if (child > 0 && !child_exited)
+		fprintf(stderr, "mmap3 record: no side file written; waiting for %s to exit\n",
+			argv[optind]);
+	if (child > 0)
+		wait_forwarding(child, &status);
 	return 1;
 }

@@ -36,10 +36,17 @@ struct file_header {
 	uint64_t adds_features[4];
 };
 
+/* Named by the output's path: the temporary file is removed on failure. */
 static int fail(struct perf_file_writer *w, const char *what)
 {
-	fprintf(stderr, "mmap3: %s: %s: %s\n", w->tmp_path ? w->tmp_path : w->path, what,
-		strerror(errno));
+	int err = errno;
+	off_t off = w->f ? ftello(w->f) : -1;
+
+	if (off >= 0)
+		fprintf(stderr, "mmap3: %s: %s at offset %lld: %s\n", w->path, what,
+			(long long)off, strerror(err));
+	else
+		fprintf(stderr, "mmap3: %s: %s: %s\n", w->path, what, strerror(err));
 	return -1;
 }
 

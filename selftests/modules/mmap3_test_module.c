@@ -1,10 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A module that does nothing: the capture tests load and unload it and
- * expect records with its name and build-id.
+ * A module for the mmap3 selftests.  The capture tests load and unload it
+ * and expect records with its name and build-id.  The merge test loads it
+ * in the middle of a perf record session and makes it burn CPU in a
+ * function with a known name, through a parameter:
+ *
+ *	echo MILLISECONDS > /sys/module/mmap3_test_module/parameters/spin_ms
+ *
+ * and expects perf report to put those samples in that function.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+
+/* Long enough for a test, short of the soft-lockup watchdog. */
+#define SPIN_MAX_MS	5000
+
+static unsigned int spin_ms;
+
+/* Not inlined: the symbol perf must resolve samples to. */
+static noinline void mmap3_test_module_spin(unsigned int ms)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), ms);
+	unsigned long n = 0;
+	int i;
+
+	/* Mostly here, not in the clock: emulated clock sources are slow. */
+	while (ktime_before(ktime_get(), end)) {
+		for (i = 0; i < 100000; i++) {
+			n += i;
+			OPTIMIZER_HIDE_VAR(n);	/* or the loop folds away */
+		}
+		cond_resched();
+	}
+}
+
+static int spin_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms > SPIN_MAX_MS)
+		return -EINVAL;
+	spin_ms = ms;
+	mmap3_test_module_spin(ms);
+	return 0;
+}
+
+static const struct kernel_param_ops spin_ms_ops = {
+	.set = spin_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(spin_ms, &spin_ms_ops, &spin_ms, 0600);
+MODULE_PARM_DESC(spin_ms, "on write, burn CPU for this many milliseconds (at most 5000)");
 
 static int __init mmap3_test_module_init(void)
 {
@@ -18,5 +73,5 @@ static void __exit mmap3_test_module_exit(void)
 module_init(mmap3_test_module_init);
 module_exit(mmap3_test_module_exit);
 
-MODULE_DESCRIPTION("Test module for the mmap3 selftests: loaded and unloaded");
+MODULE_DESCRIPTION("Test module for the mmap3 selftests: loaded, unloaded, spins on demand");
 MODULE_LICENSE("GPL");
