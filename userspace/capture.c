@@ -33,6 +33,9 @@ static int make_dirs(char *path)
 	return 0;
 }
 
+/* The parser's window: most ids in one read. */
+static unsigned char win[65536];
+
 static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
 {
 	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
@@ -120,7 +123,7 @@ int capture_store(int fd, const struct mmap3_record_mmap *m, const char *dir,
 		fprintf(stderr, "mmap3: %s: %s\n", tmp, strerror(errno));
 		goto out;
 	}
-	elf_buildid_parse(fd_read, &in, (__u64)size, &bid);
+	elf_buildid_parse_buf(fd_read, &in, (__u64)size, &bid, win, sizeof(win));
 	close(in);
 	if (bid.status != MMAP3_BUILDID_FOUND || bid.size != m->build_id.size ||
 	    memcmp(bid.id, m->build_id.data, bid.size)) {
