@@ -38,8 +38,21 @@ struct side_rec {
 	int matched;		/* perf has the same mapping */
 };
 
+/*
+ * What pass 2 writes of the input's data section, in order: a run of
+ * records kept as they are (@r NULL), copied by the kernel, or one of
+ * perf's mappings to give mmap3's build-id.  As many as perf's mappings,
+ * whatever the number of samples.
+ */
+struct span {
+	uint64_t off, len;
+	struct side_rec *r;
+};
+
 struct merge {
 	struct perf_reader in, side;
+	struct span *spans;
+	size_t nr_spans, spans_cap;
 	struct side_rec *recs;
 	size_t nr;
 	/* Side mappings by (pid, tid, range, offset, name): indexes + 1, 0 free. */
@@ -294,6 +307,52 @@ out:
 	return ret;
 }
 
+static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec *r)
+{
+	struct span *s;
+
+	/* Extend the run of kept records it follows. */
+	if (!r && m->nr_spans) {
+		s = &m->spans[m->nr_spans - 1];
+		if (!s->r && s->off + s->len == off) {
+			s->len += len;
+			return 0;
+		}
+	}
+	if (m->nr_spans == m->spans_cap) {
+		size_t cap = m->spans_cap ? 2 * m->spans_cap : 256;
+
+		s = realloc(m->spans, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		m->spans = s;
+		m->spans_cap = cap;
+	}
+	m->spans[m->nr_spans++] = (struct span){ off, len, r };
+	return 0;
+}
+
+/* Pass 2 for the input's records, from the spans of pass 1. */
+static int write_spans(struct merge *m, struct perf_file_writer *w)
+{
+	uint8_t rec[65536];
+	size_t k;
+
+	for (k = 0; k < m->nr_spans; k++) {
+		const struct span *s = &m->spans[k];
+
+		if (!s->r) {
+			if (perf_file_copy_records(w, m->in.fd, s->off, s->len))
+				return -1;
+			continue;
+		}
+		if (perf_reader_read(&m->in, rec, s->len, s->off) ||
+		    write_rewritten(m, w, (const void *)rec, s->r))
+			return -1;
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmap3 merge PERF_DATA SIDE -o OUT\n\n"
@@ -343,17 +402,23 @@ int cmd_merge(int argc, char **argv)
 	    check_attrs(&m) || load_side(&m) || index_side(&m))
 		goto out;
 
-	/* Pass 1: which of mmap3's mappings perf has too. */
+	/*
+	 * Pass 1: which of mmap3's mappings perf has too, and where they are.
+	 * Pass 2 then reads only those; the rest is copied by the kernel.
+	 */
 	while ((ret = perf_reader_next(&m.in, &h, &off)) > 0) {
-		struct side_rec *r;
+		struct side_rec *r = is_mmap(h) ? find_side(&m, h) : NULL;
 
-		if (is_mmap(h) && (r = find_side(&m, h)))
+		if (r)
 			r->matched = 1;
+		if (add_span(&m, off, h->size, r)) {
+			ret = -1;
+			goto out;
+		}
 	}
 	if (ret < 0)
 		goto out;
 	ret = 1;
-	perf_reader_rewind(&m.in);
 
 	attrs = calloc(m.in.nr_attrs, sizeof(*attrs));
 	if (!attrs)
@@ -375,13 +440,7 @@ int cmd_merge(int argc, char **argv)
 	for (k = 0; k < m.nr; k++)
 		if (!m.recs[k].matched && write_added(&m, &w, &m.recs[k]))
 			goto out;
-	while ((c = perf_reader_next(&m.in, &h, &off)) > 0) {
-		struct side_rec *r = is_mmap(h) ? find_side(&m, h) : NULL;
-
-		if (r ? write_rewritten(&m, &w, h, r) : perf_file_write_record(&w, h))
-			goto out;
-	}
-	if (c < 0)
+	if (write_spans(&m, &w))
 		goto out;
 
 	/* Features: perf's, with the build-id table merged. */
@@ -418,6 +477,7 @@ out:
 		free(m.recs[k].body);
 	free(m.recs);
 	free(m.index);
+	free(m.spans);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);
 	return ret;
