@@ -269,11 +269,10 @@ static int scan_table(struct reader *r, const struct table *t, const struct note
 	if (check_table(r, t, entsize, nt->max))
 		return -1;
 	for (i = nt->first; i < t->num; i++) {
+		__u64 pos = t->off + (__u64)i * t->entsize;
 		__u8 e[64];
 
-		__u64 pos = t->off + (__u64)i * t->entsize;
-
-		/* The rest of the table: checked to be inside the file. */
+		/* Read ahead to the end of the table, checked to be in the file. */
 		if (get_ahead(r, pos, e, entsize, (__u64)(t->num - i) * t->entsize))
 			return -1;
 		if (rd32(r, e + nt->type_off) != nt->note_type)
