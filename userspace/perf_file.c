@@ -150,10 +150,14 @@ int perf_file_copy_records(struct perf_file_writer *w, int fd, uint64_t off, uin
 
 	if (fflush(w->f))
 		return fail(w, "cannot write records");
-	while (left) {
+	while (left && !w->no_copy_range) {
 		ssize_t n = copy_file_range(fd, &in, fileno(w->f), &out,
 					    left < WRITE_BACK ? left : WRITE_BACK, 0);
 
+		/* Not between these files: do not ask again for every run. */
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+			      errno == EOPNOTSUPP))
+			w->no_copy_range = 1;
 		if (n <= 0)
 			break;
 		left -= (uint64_t)n;

@@ -33,6 +33,7 @@ struct perf_file_writer {
 	uint64_t data_offset;
 	uint64_t data_size;
 	uint64_t written_back;	/* sync_file_range() started up to here */
+	int no_copy_range;	/* copy_file_range() cannot copy to this file */
 	/* Feature payloads, by bit. */
 	struct {
 		void *buf;
