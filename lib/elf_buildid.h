@@ -42,6 +42,16 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 		      struct elf_buildid *bid);
 
 /*
+ * The same, reading through the caller's window @buf of @buf_size bytes
+ * (at least ELF_BUILDID_WIN_MIN) instead of a small one on the stack: a
+ * window of a page or more finds most ids in one read and reads section
+ * header tables in few.  The result does not depend on the window.
+ */
+#define ELF_BUILDID_WIN_MIN	256
+int elf_buildid_parse_buf(elf_buildid_read_t read, void *ctx, __u64 file_size,
+			  struct elf_buildid *bid, void *buf, size_t buf_size);
+
+/*
  * Find the GNU build-id in a bare sequence of notes in this machine's
  * byte order (such as /sys/kernel/notes) of @size bytes, padded to
  * @align (4 or 8).

@@ -44,11 +44,27 @@ struct side_rec {
 	uint32_t pid, tid, cpu;
 	uint64_t time;
 	int matched;		/* perf has the same mapping */
-	uint64_t perf_offset;	/* of perf's kernel map it is, plus one; or 0 */
+	/* Unless matched, written before perf's record at this offset. */
+	uint64_t insert_at;
+};
+
+/*
+ * What pass 2 writes of the input's data section, in order: a run of
+ * records kept as they are, copied by the kernel; one of perf's user
+ * mappings to give mmap3's build-id (@r); or one of perf's kernel maps,
+ * cut to the text mmap3 saw (@kernel, @r if mmap3 has it).  As many as
+ * perf's mappings and mmap3's records, whatever the number of samples.
+ */
+struct span {
+	uint64_t off, len;
+	struct side_rec *r;
+	int kernel;
 };
 
 struct merge {
 	struct perf_reader in, side;
+	struct span *spans;
+	size_t nr_spans, spans_cap;
 	struct side_rec *recs;
 	size_t nr;
 	/* Side mappings by (pid, tid, range, offset, name): indexes + 1, 0 free. */
@@ -149,38 +165,31 @@ static int same_kernel_map(const struct side_rec *r, const struct perf_event_hea
  * unmatched one: a module unloaded and loaded again at the same address
  * has a second record, which must be added.
  */
-static void match_kernel_map(struct merge *m, const struct perf_event_header *h,
-			     uint64_t offset)
+static struct side_rec *match_kernel_map(struct merge *m, const struct perf_event_header *h)
 {
 	size_t k;
 
 	for (k = 0; k < m->nr; k++)
 		if (!m->recs[k].matched && same_kernel_map(&m->recs[k], h)) {
 			m->recs[k].matched = 1;
-			m->recs[k].perf_offset = offset + 1;
-			return;
+			return &m->recs[k];
 		}
+	return NULL;
 }
 
-/* perf's kernel map at @offset, its length cut to the module text's. */
-static int write_kernel_map(struct merge *m, struct perf_file_writer *w,
-			    const struct perf_event_header *h, uint64_t offset)
+/* perf's kernel map @h, a module's cut to the length of the text @r saw. */
+static int write_kernel_map(struct perf_file_writer *w, const struct perf_event_header *h,
+			    const struct side_rec *r)
 {
 	uint64_t len, text_len;
 	uint8_t buf[65536];
 	char name[256];
-	size_t k;
 
 	kernel_map_name(h, name, sizeof(name));
-	if (!strcmp(name, "kernel.kallsyms"))
-		return perf_file_write_record(w, h);
-	for (k = 0; k < m->nr; k++)
-		if (m->recs[k].perf_offset == offset + 1)
-			break;
-	if (k == m->nr)
+	if (!r || !strcmp(name, "kernel.kallsyms"))
 		return perf_file_write_record(w, h);
 	memcpy(&len, (const uint8_t *)(h + 1) + 16, 8);
-	memcpy(&text_len, m->recs[k].body + sizeof(*h) + 16, 8);
+	memcpy(&text_len, r->body + sizeof(*h) + 16, 8);
 	if (!text_len || text_len >= len)
 		return perf_file_write_record(w, h);
 	memcpy(buf, h, h->size);
@@ -402,19 +411,37 @@ static int record_time(const struct merge *m, const struct perf_file_attr_in *at
 }
 
 /*
- * Write the added records older than @time.  perf's reader sorts records
- * by time only within a window: at each FINISHED_ROUND it delivers what
- * is older than the newest record read before the previous one.  A record
+ * Where mmap3's records go among perf's.  perf's reader sorts records by
+ * time only within a window: at each FINISHED_ROUND it delivers what is
+ * older than the newest record read before the previous one.  A record
  * placed just before the first of perf's that is not older than it stays
  * inside that window and moves no window edge; anywhere earlier it would
  * push the edge forward and make perf deliver its own later records out
  * of order, after the samples they must precede.
+ *
+ * Pass 1 gives the records not newer than @time, perf's record at @offset,
+ * that offset; returns whether it gave any.
  */
-static int write_due(struct merge *m, struct perf_file_writer *w, uint64_t time)
+static int place_due(struct merge *m, uint64_t time, uint64_t offset)
 {
-	while (m->due < m->nr_order && m->recs[m->order[m->due]].time <= time)
-		if (write_added(m, w, &m->recs[m->order[m->due++]]))
+	int placed = 0;
+
+	while (m->due < m->nr_order && m->recs[m->order[m->due]].time <= time) {
+		m->recs[m->order[m->due++]].insert_at = offset;
+		placed = 1;
+	}
+	return placed;
+}
+
+/* Pass 2: write the unmatched records placed before @offset. */
+static int write_due(struct merge *m, struct perf_file_writer *w, uint64_t offset)
+{
+	while (m->due < m->nr_order && m->recs[m->order[m->due]].insert_at <= offset) {
+		const struct side_rec *r = &m->recs[m->order[m->due++]];
+
+		if (!r->matched && write_added(m, w, r))
 			return -1;
+	}
 	return 0;
 }
 
@@ -430,17 +457,18 @@ static int by_time(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* The records to add, oldest first (in side-file order within a time). */
-static int order_added(struct merge *m)
+/* mmap3's records oldest first (in side-file order within a time). */
+static int order_side(struct merge *m)
 {
 	size_t k;
 
 	m->order = malloc((m->nr + 1) * sizeof(*m->order));
 	if (!m->order)
 		return -1;
-	for (k = 0; k < m->nr; k++)
-		if (!m->recs[k].matched)
-			m->order[m->nr_order++] = k;
+	for (k = 0; k < m->nr; k++) {
+		m->order[m->nr_order++] = k;
+		m->recs[k].insert_at = UINT64_MAX;	/* after all of perf's */
+	}
 	sort_recs = m->recs;
 	qsort(m->order, m->nr_order, sizeof(*m->order), by_time);
 	return 0;
@@ -509,6 +537,58 @@ out:
 	return ret;
 }
 
+/* @own: a span of its own (rewritten, or mmap3's records go before it). */
+static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec *r,
+		    int kernel, int own)
+{
+	struct span *s;
+
+	/* Extend the run of kept records it follows. */
+	if (!own && !r && !kernel && m->nr_spans) {
+		s = &m->spans[m->nr_spans - 1];
+		if (!s->r && !s->kernel && s->off + s->len == off) {
+			s->len += len;
+			return 0;
+		}
+	}
+	if (m->nr_spans == m->spans_cap) {
+		size_t cap = m->spans_cap ? 2 * m->spans_cap : 256;
+
+		s = realloc(m->spans, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		m->spans = s;
+		m->spans_cap = cap;
+	}
+	m->spans[m->nr_spans++] = (struct span){ off, len, r, kernel };
+	return 0;
+}
+
+/* Pass 2 for the input's records, from the spans of pass 1. */
+static int write_spans(struct merge *m, struct perf_file_writer *w)
+{
+	uint8_t rec[65536];
+	size_t k;
+
+	for (k = 0; k < m->nr_spans; k++) {
+		const struct span *s = &m->spans[k];
+
+		if (write_due(m, w, s->off))
+			return -1;
+		if (!s->r && !s->kernel) {
+			if (perf_file_copy_records(w, m->in.fd, s->off, s->len))
+				return -1;
+			continue;
+		}
+		if (perf_reader_read(&m->in, rec, s->len, s->off))
+			return -1;
+		if (s->kernel ? write_kernel_map(w, (const void *)rec, s->r) :
+		    write_rewritten(m, w, (const void *)rec, s->r))
+			return -1;
+	}
+	return write_due(m, w, UINT64_MAX);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mmap3 merge PERF_DATA SIDE -o OUT\n\n"
@@ -558,20 +638,6 @@ int cmd_merge(int argc, char **argv)
 	    check_attrs(&m) || load_side(&m) || index_side(&m))
 		goto out;
 
-	/* Pass 1: which of mmap3's mappings perf has too. */
-	while ((ret = perf_reader_next(&m.in, &h, &off)) > 0) {
-		struct side_rec *r;
-
-		if (is_user_mmap(h) && (r = find_side(&m, h)))
-			r->matched = 1;
-		else if (is_mmap(h) && is_kernel(h))
-			match_kernel_map(&m, h, off);
-	}
-	if (ret < 0)
-		goto out;
-	ret = 1;
-	perf_reader_rewind(&m.in);
-
 	attrs = calloc(m.in.nr_attrs, sizeof(*attrs));
 	if (!attrs)
 		goto out;
@@ -584,30 +650,41 @@ int cmd_merge(int argc, char **argv)
 		attrs[i].ids = ids;
 		attrs[i].nr_ids = m.in.attrs[i].ids_size / 8;
 	}
+	if (order_side(&m))
+		goto out;
+
+	/*
+	 * Pass 1: which of mmap3's records perf has too, where perf's
+	 * mappings are, and where mmap3's other records go.  Pass 2 then
+	 * reads only perf's mappings; the rest is copied by the kernel.
+	 */
+	while ((ret = perf_reader_next(&m.in, &h, &off)) > 0) {
+		struct side_rec *r = NULL;
+		int kernel = is_mmap(h) && is_kernel(h), own = 0;
+		uint64_t time;
+
+		if (is_user_mmap(h) && (r = find_side(&m, h)))
+			r->matched = 1;
+		else if (kernel)
+			r = match_kernel_map(&m, h);
+		if (record_time(&m, attrs, h, &time))
+			own = place_due(&m, time, off);
+		if (add_span(&m, off, h->size, r, kernel, own)) {
+			ret = -1;
+			goto out;
+		}
+	}
+	if (ret < 0)
+		goto out;
+	ret = 1;
+
 	if (perf_file_open_attrs(&w, out, attrs, m.in.nr_attrs, m.in.attrs[0].raw_size))
 		goto out;
 	opened = 1;
 
 	/* Pass 2: perf's records, with mmap3's other records in time order. */
-	if (order_added(&m))
-		goto out;
-	while ((c = perf_reader_next(&m.in, &h, &off)) > 0) {
-		struct side_rec *r = is_user_mmap(h) ? find_side(&m, h) : NULL;
-		uint64_t time;
-		int err;
-
-		if (record_time(&m, attrs, h, &time) && write_due(&m, &w, time))
-			goto out;
-		if (r)
-			err = write_rewritten(&m, &w, h, r);
-		else if (is_mmap(h) && is_kernel(h))
-			err = write_kernel_map(&m, &w, h, off);
-		else
-			err = perf_file_write_record(&w, h);
-		if (err)
-			goto out;
-	}
-	if (c < 0 || write_due(&m, &w, UINT64_MAX))
+	m.due = 0;
+	if (write_spans(&m, &w))
 		goto out;
 
 	/* Features: perf's, with the build-id table merged. */
@@ -645,6 +722,7 @@ out:
 	free(m.recs);
 	free(m.order);
 	free(m.index);
+	free(m.spans);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);
 	return ret;

@@ -10,6 +10,7 @@
  *		feature payloads
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +70,8 @@ static int create(struct perf_file_writer *w, const char *path)
 	w->f = fopen(w->tmp_path, "w+");
 	if (!w->f)
 		return fail(w, "cannot create");
+	/* Records are small: one write per MB, not per 4 KB. */
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	return 0;
 }
 
@@ -128,6 +131,71 @@ int perf_file_write_record(struct perf_file_writer *w, const void *rec)
 	if (fwrite(rec, 1, h->size, w->f) != h->size)
 		return fail(w, "cannot write a record");
 	w->data_size += h->size;
+	return 0;
+}
+
+/*
+ * Start writing back every WRITE_BACK bytes written, so the fsync at the
+ * end finds most of the file on disk, not all of it still to write.
+ */
+#define WRITE_BACK	(32ULL << 20)
+
+static void write_back(struct perf_file_writer *w, uint64_t end)
+{
+	if (end - w->written_back < WRITE_BACK)
+		return;
+	sync_file_range(fileno(w->f), (off64_t)w->written_back,
+			(off64_t)(end - w->written_back), SYNC_FILE_RANGE_WRITE);
+	w->written_back = end;
+}
+
+int perf_file_copy_records(struct perf_file_writer *w, int fd, uint64_t off, uint64_t len)
+{
+	loff_t in = (loff_t)off, out = (loff_t)(w->data_offset + w->data_size);
+	uint64_t left = len;
+	uint8_t *buf;
+
+	if (fflush(w->f))
+		return fail(w, "cannot write records");
+	while (left && !w->no_copy_range) {
+		ssize_t n = copy_file_range(fd, &in, fileno(w->f), &out,
+					    left < WRITE_BACK ? left : WRITE_BACK, 0);
+
+		/* Not between these files: do not ask again for every run. */
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+			      errno == EOPNOTSUPP))
+			w->no_copy_range = 1;
+		if (n <= 0)
+			break;
+		left -= (uint64_t)n;
+		write_back(w, (uint64_t)out);
+	}
+	/* Another file system (EXDEV), or no copy_file_range: copy it here. */
+	if (left) {
+		buf = malloc(1 << 20);
+		if (!buf || fseeko(w->f, out, SEEK_SET)) {
+			free(buf);
+			return fail(w, "cannot write records");
+		}
+		while (left) {
+			size_t chunk = left < (1 << 20) ? (size_t)left : (1 << 20);
+			ssize_t n = pread(fd, buf, chunk, in);
+
+			if (n <= 0 || fwrite(buf, 1, (size_t)n, w->f) != (size_t)n) {
+				if (!n)
+					errno = EIO;	/* the input shrank */
+				free(buf);
+				return fail(w, n <= 0 ? "cannot read the records to copy" :
+					    "cannot write records");
+			}
+			in += n;
+			left -= (uint64_t)n;
+		}
+		free(buf);
+	}
+	w->data_size += len;
+	if (fseeko(w->f, (off_t)(w->data_offset + w->data_size), SEEK_SET))
+		return fail(w, "cannot write records");
 	return 0;
 }
 

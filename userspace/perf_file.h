@@ -32,6 +32,8 @@ struct perf_file_writer {
 	uint64_t attr_size;	/* one attr with its ids section */
 	uint64_t data_offset;
 	uint64_t data_size;
+	uint64_t written_back;	/* sync_file_range() started up to here */
+	int no_copy_range;	/* copy_file_range() cannot copy to this file */
 	/* Feature payloads, by bit. */
 	struct {
 		void *buf;
@@ -64,6 +66,13 @@ int perf_file_open_attrs(struct perf_file_writer *w, const char *path,
 
 /* Append one record (header.size bytes) to the data section. */
 int perf_file_write_record(struct perf_file_writer *w, const void *rec);
+
+/*
+ * Append @len bytes of whole records at @off in @fd to the data section.
+ * The kernel copies them (copy_file_range) where it can, so records kept
+ * as they are never pass through user space.
+ */
+int perf_file_copy_records(struct perf_file_writer *w, int fd, uint64_t off, uint64_t len);
 
 /* Set a feature's payload (copied). */
 int perf_file_set_feature(struct perf_file_writer *w, unsigned int bit, const void *buf,

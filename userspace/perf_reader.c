@@ -449,6 +449,11 @@ int perf_reader_ids(struct perf_reader *r, unsigned int i, uint64_t **ids)
 	return 0;
 }
 
+int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
+{
+	return read_at(r, buf, len, off, "a record");
+}
+
 /* Restart the iteration over the data section. */
 void perf_reader_rewind(struct perf_reader *r)
 {

@@ -57,6 +57,9 @@ void perf_reader_close(struct perf_reader *r);
 int perf_reader_next(struct perf_reader *r, const struct perf_event_header **rec,
 		     uint64_t *offset);
 
+/* @len bytes at @off, e.g. a record seen before: 0, or -1 (printed). */
+int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off);
+
 /* The HEADER_BUILD_ID table, in either mode (malloc'd), or NULL. */
 int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len);
 

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for lib/elf_buildid.c: any input is a file; the parser
  * must return a known status, and a build-id it reports must be bytes of
- * the input at the offset it reports.  ASan and UBSan catch the rest.
+ * the input at the offset it reports; a large caller-supplied window
+ * (elf_buildid_parse_buf) must give the very same result as the small
+ * one.  ASan and UBSan catch the rest.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,8 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_buildid_mem m = { .buf = data, .size = size };
-	struct elf_buildid bid;
+	static uint8_t win[65536];
+	struct elf_buildid bid, big;
 	int status = elf_buildid_parse(elf_buildid_mem_read, &m, size, &bid);
+
+	if (elf_buildid_parse_buf(elf_buildid_mem_read, &m, size, &big, win, sizeof(win)) !=
+	    status || memcmp(&big, &bid, sizeof(bid)))
+		abort();
 
 	if (status != (int)bid.status || status < 0 || status >= MMAP3_BUILDID_NR_STATUS)
 		abort();

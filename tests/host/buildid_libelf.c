@@ -6,7 +6,9 @@
  *
  * For every ELF file in LIST, the build-id found by libelf (PT_NOTE
  * segments first, then SHT_NOTE sections, as the parser does) must equal
- * the parser's, and a file libelf finds none in must get none.  Prints
+ * the parser's, and a file libelf finds none in must get none; the
+ * parser with a 64 KB window (elf_buildid_parse_buf) must give exactly
+ * the result it gives with its own small one.  Prints
  * each disagreement and a summary; exits 1 if any.  --bench also prints
  * the time each took.
  */
@@ -60,7 +62,8 @@ int main(int argc, char **argv)
 
 	elf_version(EV_CURRENT);
 	while ((len = getline(&line, &cap, stdin)) > 0) {
-		struct elf_buildid bid;
+		static unsigned char win[65536];
+		struct elf_buildid bid, big;
 		unsigned char magic[4];
 		struct stat st;
 		struct libelf_id id;
@@ -83,6 +86,12 @@ int main(int argc, char **argv)
 		t1 = now();
 		libelf_buildid(fd, &id);
 		t2 = now();
+		/* The large window must see exactly what the small one does. */
+		elf_buildid_parse_buf(fd_read, &fd, st.st_size, &big, win, sizeof(win));
+		if (memcmp(&big, &bid, sizeof(bid))) {
+			printf("DIFFER %s: the parser's result depends on its window\n", line);
+			differ++;
+		}
 		t_ours += t1 - t0;
 		t_libelf += t2 - t1;
 		close(fd);

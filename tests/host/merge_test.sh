@@ -44,6 +44,14 @@ check "perf report reads the merged file" sh -c "perf report -i $tmp/merged.data
 "$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged2.data" 2>/dev/null
 check "merge is deterministic" cmp "$tmp/merged.data" "$tmp/merged2.data"
 
+# Onto another file system (where /tmp is not tmpfs) copy_file_range
+# refuses, and merge copies the records itself: the same file.
+if shm=$(mktemp -d /dev/shm/mmap3-merge.XXXXXX 2>/dev/null); then
+	"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$shm/merged.data" 2>/dev/null
+	check "merge onto another file system writes the same file" cmp "$tmp/merged.data" "$shm/merged.data"
+	rm -rf "$shm"
+fi
+
 cp "$tmp/perf.data" "$tmp/short.data"
 truncate -s $(($(stat -c %s "$tmp/perf.data") / 2)) "$tmp/short.data"
 "$mmap3" merge "$tmp/short.data" "$tmp/side.data" -o "$tmp/bad.data" 2>"$tmp/err"

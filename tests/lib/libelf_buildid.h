@@ -38,9 +38,10 @@ static inline int libelf_find_in_data(Elf_Data *data, struct libelf_id *id)
 	return 0;
 }
 
-static inline void libelf_buildid(int fd, struct libelf_id *id)
+/* @cmd: ELF_C_READ_MMAP or ELF_C_READ (the benchmark times both). */
+static inline void libelf_buildid_cmd(int fd, Elf_Cmd cmd, struct libelf_id *id)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, cmd, NULL);
 	size_t i, n;
 	Elf_Scn *scn = NULL;
 
@@ -72,6 +73,11 @@ static inline void libelf_buildid(int fd, struct libelf_id *id)
 	}
 out:
 	elf_end(elf);
+}
+
+static inline void libelf_buildid(int fd, struct libelf_id *id)
+{
+	libelf_buildid_cmd(fd, ELF_C_READ_MMAP, id);
 }
 
 /* The same, by path; returns -1 if the file cannot be opened. */
