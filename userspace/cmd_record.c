@@ -163,7 +163,7 @@ static void status_line(const struct side_writer *side, int final)
 		final ? "\n" : "");
 }
 
-int cmd_record(int argc, char **argv)
+static int record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -193,7 +193,7 @@ int cmd_record(int argc, char **argv)
 
 	uname(&u);
 	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
-	kmod_add_dir(&kmods, modules);
+	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
 	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -242,8 +242,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'm':
 			if (kmod_add_dir(&kmods, optarg)) {
-				fprintf(stderr, "mmap3 record: at most %d --module-dir\n",
-					KMOD_MAX_DIRS - 1);
+				fprintf(stderr, "mmap3 record: --module-dir %s: %s\n", optarg,
+					errno == E2BIG ? "too many directories" : strerror(errno));
 				return 2;
 			}
 			break;
@@ -332,7 +332,6 @@ int cmd_record(int argc, char **argv)
 			goto fail;
 	close(fd);
 	free(buf);
-	kmod_free(&kmods);
 	if (tty)
 		status_line(&side, 1);
 	if (side_close(&side))
@@ -364,7 +363,6 @@ fail:
 	side_abort(&side);
 	close(fd);
 	free(buf);
-	kmod_free(&kmods);
 	/*
 	 * CMD is the user's own job (perf record): losing the side file is
 	 * no reason to lose it too.  Wait for it, still forwarding signals.
@@ -375,4 +373,12 @@ fail:
 	if (child > 0)
 		wait_forwarding(child, &status);
 	return 1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	int ret = record(argc, argv);
+
+	kmod_free(&kmods);
+	return ret;
 }

@@ -25,9 +25,17 @@
 
 int kmod_add_dir(struct kmod_index *ix, const char *dir)
 {
-	if (ix->nr_dirs == KMOD_MAX_DIRS)
+	char *abs;
+
+	if (ix->nr_dirs == KMOD_MAX_DIRS) {
+		errno = E2BIG;
 		return -1;
-	ix->dirs[ix->nr_dirs++] = dir;
+	}
+	/* perf takes only absolute paths for modules' files. */
+	abs = realpath(dir, NULL);
+	if (!abs)
+		return -1;
+	ix->dirs[ix->nr_dirs++] = abs;
 	return 0;
 }
 
@@ -139,4 +147,7 @@ void kmod_free(struct kmod_index *ix)
 	ix->files = NULL;
 	ix->nr = ix->cap = 0;
 	ix->built = 0;
+	for (i = 0; i < ix->nr_dirs; i++)
+		free(ix->dirs[i]);
+	ix->nr_dirs = 0;
 }

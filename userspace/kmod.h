@@ -18,14 +18,17 @@ struct kmod_file {
 };
 
 struct kmod_index {
-	const char *dirs[KMOD_MAX_DIRS];	/* searched in this order */
+	char *dirs[KMOD_MAX_DIRS];	/* absolute, searched in this order */
 	unsigned int nr_dirs;
 	int built;
 	struct kmod_file *files;
 	size_t nr, cap;
 };
 
-/* Add a directory to search (before the first lookup); -1 if too many. */
+/*
+ * Add a directory to search (before the first lookup); -1 and errno if
+ * there are too many or it cannot be resolved to an absolute path.
+ */
 int kmod_add_dir(struct kmod_index *ix, const char *dir);
 
 /*
