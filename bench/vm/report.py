@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn bench/vm/guest output into the markdown fragment bench/results-vm.md.
+
+    report.py NAME=LOG [NAME=LOG...] > results-vm.md
+
+Every figure comes from the log given: medians, minima and maxima of the
+rounds of one VM run, and ratios against the no-module baseline of that
+same run.
+"""
+import re
+import statistics
+import sys
+
+CONFIGS = [
+    ("nomod", "module not loaded"),
+    ("loaded", "module loaded, no session"),
+    ("session", "one session, `mmap3 record` draining it"),
+    ("perf", "`perf record -e dummy -a`"),
+    ("perfbid", "`perf record -e dummy --buildid-mmap -a`"),
+    ("polled", "diagnostic: one session, reader polling every 100 ms"),
+]
+TARGET = {"hot": 0.05, "exec": 0.02}
+
+
+def parse(path):
+    """Returns (info, entries): entries are (ctx, kind, name, data)."""
+    info, entries, ctx, notes = {}, [], {}, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            words = line.split()
+            if not words:
+                continue
+            tag = words[0]
+            if tag in ("INFO", "CTX", "RESULT", "RUN"):
+                kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+                if tag == "INFO" and words[1].startswith("perf="):
+                    kv = {"perf": line.split("=", 1)[1]}
+                if tag == "CTX":
+                    ctx = kv
+                elif tag == "RESULT":
+                    entries.append((ctx, "result", None, kv))
+                else:
+                    info.setdefault(tag, []).append(kv)
+            elif tag == "SAMPLES":
+                entries.append((ctx, "samples", words[1], [int(x) for x in words[2:]]))
+            elif tag in ("LOG", "ERROR") or line.startswith(("run:", "tests/vm")):
+                notes.append(line)
+    info["notes"] = notes
+    return info, entries
+
+
+def infos(info, key):
+    for kv in info.get("INFO", []):
+        if key in kv:
+            return kv[key]
+    return None
+
+
+def q(v, p):
+    """Nearest-rank quantile of a sorted list."""
+    if not v:
+        return float("nan")
+    i = max(1, min(len(v), int(p * len(v) + 0.999999)))
+    return v[i - 1]
+
+
+def us(ns):
+    return f"{ns / 1000:.1f}"
+
+
+def ms(ns):
+    return f"{ns / 1e6:.2f}"
+
+
+def pct(r):
+    return f"{(r - 1) * 100:+.1f}%"
+
+
+def results(entries, bench, **match):
+    for ctx, kind, _, kv in entries:
+        if kind == "result" and ctx.get("bench") == bench and \
+                all(ctx.get(k) == v for k, v in match.items()):
+            yield ctx, kv
+
+
+def samples(entries, bench, name):
+    out = []
+    for ctx, kind, n, v in entries:
+        if kind == "samples" and ctx.get("bench") == bench and n == name:
+            out.extend(v)
+    return sorted(out)
+
+
+def path_section(name, info, entries, bench, title, unit_ns):
+    """Items 1 and 2: the five configurations, same-run ratios."""
+    per = {}           # config -> {round: ns}
+    extra = {}         # config -> list of "key=value" of extra RESULT lines
+    unsupported = set()
+    for ctx, kv in results(entries, bench):
+        c, r = ctx["config"], int(ctx["round"])
+        if "ns_per_op" in kv:
+            per.setdefault(c, {})[r] = float(kv["ns_per_op"])
+        elif kv.get("unsupported"):
+            unsupported.add(c)
+        else:
+            extra.setdefault(c, []).extend(f"{k}={v}" for k, v in kv.items())
+    out = [f"### {name}: {title}", ""]
+    base = per.get("nomod", {})
+    if not base:
+        return out + ["No measurements (the run did not get this far).", ""]
+    bmed = statistics.median(base.values())
+    unit = "µs/op" if unit_ns < 1e6 else "ms/op"
+    fmt = us if unit_ns < 1e6 else ms
+    out += [f"| configuration | rounds | median {unit} | min | max | ratio of medians "
+            "| median of per-round ratios |",
+            "|---|---|---|---|---|---|---|"]
+    ratios = {}
+    for c, label in CONFIGS:
+        if c in unsupported:
+            out.append(f"| {label} | - | not supported by this kernel "
+                       f"({infos(info, 'buildid_mmap') and 'perf: ' + infos(info, 'reason').replace('_', ' ')}) "
+                       "| | | | |")
+            continue
+        if c not in per:
+            continue
+        v = per[c]
+        med = statistics.median(v.values())
+        paired = [v[r] / base[r] for r in v if r in base]
+        ratios[c] = (med / bmed, statistics.median(paired) if paired else float("nan"))
+        out.append(f"| {label} | {len(v)} | {fmt(med)} | {fmt(min(v.values()))} | "
+                   f"{fmt(max(v.values()))} | {ratios[c][0]:.3f} ({pct(ratios[c][0])}) | "
+                   f"{ratios[c][1]:.3f} ({pct(ratios[c][1])}) |")
+    out.append("")
+    # Targets.
+    t = TARGET[bench]
+    if "session" in ratios:
+        r = ratios["session"]
+        worst = max(r)
+        verdict = "**met**" if worst <= 1 + t else \
+            f"**missed** by {(worst - 1 - t) * 100:.1f} points ({pct(worst)} against at most +{t * 100:.0f}%)"
+        out.append(f"- Target: an active session costs at most {t * 100:.0f}% over no module: "
+                   f"{verdict} (ratio of medians {pct(r[0])}, per-round {pct(r[1])}).")
+    if bench == "hot":
+        if "perfbid" in unsupported:
+            out.append("- Target: the session costs less than `--buildid-mmap`: not measurable "
+                       "on this kernel (`--buildid-mmap` is not supported: it needs 5.12+).")
+        elif "session" in per and "perfbid" in per:
+            s = statistics.median(per["session"].values())
+            p = statistics.median(per["perfbid"].values())
+            verdict = "**met**" if s < p else f"**missed**: the session costs {s / p:.2f}x " \
+                "what `--buildid-mmap` costs"
+            out.append(f"- Target: the session costs less than `--buildid-mmap` "
+                       f"({fmt(s)} vs {fmt(p)} {unit}): {verdict}.")
+    lost = [x for x in extra.get("session", []) if x.startswith("side_lost=")]
+    maps = [x for x in extra.get("session", []) if x.startswith("side_mappings=")]
+    out.append(f"- `mmap3 record` in the session configuration: "
+               f"{'records LOST: ' + ', '.join(lost) if lost else 'no lost records'} "
+               f"(mappings per run: {', '.join(sorted(set(m.split('=')[1] for m in maps)))}).")
+    out.append("")
+    out.append("Raw (per round, " + unit + "):")
+    out.append("")
+    for c, label in CONFIGS:
+        if c in per:
+            out.append(f"- {c}: " + ", ".join(f"r{r} {fmt(per[c][r])}" for r in sorted(per[c])))
+    out.append("")
+    return out
+
+
+def dist_row(label, v, fmt=us):
+    if not v:
+        return f"| {label} | 0 | | | | | | |"
+    return (f"| {label} | {len(v)} | {fmt(q(v, .5))} | {fmt(q(v, .99))} | {fmt(v[0])} | "
+            f"{fmt(q(v, .1))} | {fmt(q(v, .25))} | {fmt(v[-1])} |")
+
+
+def dist_raw(label, v):
+    qs = [0, .01, .05, .1, .25, .5, .75, .9, .95, .99, 1]
+    return f"- {label} (n={len(v)}): " + ", ".join(
+        f"p{int(p * 100)} {us(q(v, p) if p else v[0])}" for p in qs) + " µs"
+
+
+def cold_section(name, entries):
+    out = [f"### {name}: 3. cold path (cache misses, deferred parse)", ""]
+    cold = samples(entries, "cold", "parse_cold_ns")
+    warm = samples(entries, "cold", "parse_warm_ns")
+    lc = samples(entries, "cold", "latency_cold_ns")
+    lw = samples(entries, "cold", "latency_warm_ns")
+    if not cold:
+        return out + ["No measurements (the run did not get this far).", ""]
+    parse = list(results(entries, "cold"))
+    out += ["Per file, serial: mmap+munmap, then `MMAP3_IOC_FLUSH` (returns once the worker "
+            "delivered the record), first sight (miss: the worker reads and parses the file) "
+            "and again (hit). The difference is the worker's cost of a miss.", "",
+            "| per file, µs | n | median | p99 | min | p10 | p25 | max |",
+            "|---|---|---|---|---|---|---|---|",
+            dist_row("miss (first mapping)", cold), dist_row("hit (same file again)", warm), ""]
+    d = {p: q(cold, p) - q(warm, p) for p in (.1, .25, .5)}
+    out.append(f"- Parse cost per file (miss minus hit): median {us(d[.5])} µs, "
+               f"at p25 {us(d[.25])} µs, at p10 {us(d[.1])} µs.")
+    bulk = {}
+    for ctx, kv in parse:
+        if kv.get("what") == "bulk":
+            bulk.setdefault(kv["pass"], []).append(kv)
+    if bulk.get("cold") and bulk.get("warm"):
+        def per_file(kvs, key):
+            return statistics.median(int(k[key]) / int(k["files"]) for k in kvs)
+        tc, tw = per_file(bulk["cold"], "total_ns"), per_file(bulk["warm"], "total_ns")
+        gc, gw = per_file(bulk["cold"], "gen_ns"), per_file(bulk["warm"], "gen_ns")
+        out.append(f"- In bulk (files mapped back to back, one flush at the end; median of "
+                   f"{len(bulk['cold'])} rounds): {us(tc)} µs per file on first sight, {us(tw)} "
+                   f"µs again (mapping loop alone: {us(gc)} / {us(gw)} µs): "
+                   f"{us(tc - tw)} µs more per miss.")
+    checks = [kv for _, kv in parse if kv.get("what") == "parse"]
+    for kv in checks:
+        if kv["misses"] != kv["files"] or kv["found"] != kv["files"]:
+            out.append(f"- Note: a round counted {kv['misses']} misses and {kv['found']} build-ids "
+                       f"found for {kv['files']} files.")
+    lat = [kv for _, kv in parse if kv.get("what") == "latency"]
+    out += ["", "From mmap to the record reaching the reader: one file mapped every "
+            f"{lat[0]['interval_us'] if lat else '?'} µs, the session clock "
+            "`CLOCK_MONOTONIC`, the reader's `clock_gettime` after `read()` minus the "
+            "record's time.", "",
+            "| latency, µs | n | median | p99 | min | p10 | p25 | max |",
+            "|---|---|---|---|---|---|---|---|",
+            dist_row("first mapping (miss)", lc), dist_row("again (hit)", lw), ""]
+    lost = sum(int(kv["lost"]) for kv in lat)
+    out.append(f"- Records lost in these sessions: {lost}.")
+    out += ["", "Raw:", ""] + [dist_raw(n, v) for n, v in (
+        ("serial miss", cold), ("serial hit", warm), ("latency miss", lc),
+        ("latency hit", lw))]
+    out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}`" for _, kv in parse]
+    out.append("")
+    return out
+
+
+def load_section(name, entries):
+    out = [f"### {name}: 4. throughput and loss", ""]
+    rates = list(results(entries, "rates"))
+    bursts = list(results(entries, "burst"))
+    if not rates and not bursts:
+        return out + ["No measurements (the run did not get this far).", ""]
+    out += ["A generator mmaps one ELF file (cache hits) paced at the target rate (0: as fast "
+            "as it goes) from 1 or 2 threads; a reader thread drains a 4 MiB session with "
+            "blocking `read()`s. Lost counts are `MMAP3_IOC_GET_STATS` after "
+            "`MMAP3_IOC_DISABLE`.", "",
+            "| threads | target /s | achieved /s | mappings | received | lost | of which queue |",
+            "|---|---|---|---|---|---|---|"]
+    best = None
+    anylost = False
+    for ctx, kv in rates:
+        tgt = kv["target_rate"] if kv["target_rate"] != "0" else "max"
+        out.append(f"| {kv['threads']} | {tgt} | {kv['achieved_rate']} | {kv['ops']} | "
+                   f"{kv['received']} | {kv['lost']} | {kv['queue_lost']} |")
+        if kv["lost"] == "0" and kv["received"] == kv["ops"]:
+            if best is None or float(kv["achieved_rate"]) > float(best["achieved_rate"]):
+                best = kv
+        else:
+            anylost = True
+    out.append("")
+    if best:
+        out.append(f"- Highest rate sustained without loss: **{best['achieved_rate']} records/s** "
+                   f"({best['threads']} generator thread(s), target "
+                   f"{best['target_rate'] if best['target_rate'] != '0' else 'max'}).")
+        if not anylost:
+            out.append("  No step lost anything: that is the most the generators produced "
+                       "here (mapping itself is what is slow under TCG, with the session's "
+                       "hook on it), so the reader's own limit lies above it.")
+    out += ["", "A burst of back-to-back mappings with the reader draining, by buffer size:", "",
+            "| threads | buffer | mappings | achieved /s | received | lost | of which queue |",
+            "|---|---|---|---|---|---|---|"]
+    for ctx, kv in bursts:
+        b = int(kv["buffer"])
+        bs = f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+        out.append(f"| {kv['threads']} | {bs} | {kv['ops']} | {kv['achieved_rate']} | "
+                   f"{kv['received']} | {kv['lost']} | {kv['queue_lost']} |")
+    out += ["", "Raw:", ""]
+    out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}`" for _, kv in rates + bursts]
+    out.append("")
+    return out
+
+
+def mem_section(name, entries):
+    out = [f"### {name}: 5. memory of the build-id cache", ""]
+    mems = [(ctx, kv) for ctx, kv in results(entries, "mem") if kv.get("what") == "mem"]
+    hits = {ctx["config"]: kv for ctx, kv in results(entries, "mem") if kv.get("what") == "hits"}
+    if not mems:
+        return out + ["No measurements (the run did not get this far).", ""]
+    out += ["A fresh `insmod mmap3.ko cache_entries=131072`, then N distinct tiny ELF files in "
+            "tmpfs mapped once each in a session. Slab figures are the deltas of "
+            "`/sys/kernel/slab/mmap3_cache_entry` (SLUB merges it with other caches of its "
+            "size, so the delta also holds any other allocation of that size meanwhile) and of "
+            "`Slab:` in `/proc/meminfo` (all slabs: dentries, inodes and everything else "
+            "allocated meanwhile); the hash table is static: "
+            "2^12 buckets of 8 bytes in the module's data.", "",
+            "| inodes | entries | object size | slab bytes/entry | cache total (slab + hash) "
+            "| meminfo Slab delta | hit, median µs (flush per file) |",
+            "|---|---|---|---|---|---|---|"]
+    for ctx, kv in mems:
+        ent = int(kv["entries"])
+        sb = int(kv["slab_bytes_delta"])
+        hashb = int(kv["hash_buckets"]) * 8
+        hv = samples(entries, "mem", "hit_flush_ns") if False else None
+        h = [v for c, k, n, v in entries if k == "samples" and c is ctx and n == "hit_flush_ns"]
+        hv = sorted(h[0]) if h else []
+        hk = hits.get(ctx["config"], {})
+        out.append(f"| {kv['files']} | {ent} | {kv['object_size']} B (slab {kv['slab_size']} B, "
+                   f"{kv['objs_per_slab']}/page) | {sb / max(ent, 1):.0f} B | "
+                   f"{(sb + hashb) / 2**20:.2f} MiB | {int(kv['meminfo_slab_delta']) / 2**20:.1f} MiB "
+                   f"| {us(q(hv, .5)) if hv else '-'} ({hk.get('hits', '?')} hits, "
+                   f"{hk.get('misses', '?')} misses) |")
+    out += ["", "Raw:", ""]
+    out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}`" for _, kv in mems]
+    out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}` ({c})" for c, kv in hits.items()]
+    out.append("")
+    return out
+
+
+def main():
+    out = ["## In-VM benchmarks (`bench/vm/run`)", "",
+           "Measured inside Debian kernels booted by `tests/vm/run` under TCG (emulated, "
+           "2 vCPUs on a shared 2-core host), so absolute times are 10-50x native and only "
+           "ratios within one VM run mean anything. Items 1 and 2 run all configurations "
+           "interleaved in rounds, in ABBA order (odd rounds no module first, even rounds "
+           "session first), `rmmod`/`insmod` between; each figure is the median of the "
+           "rounds with min and max, and the ratio against the no-module baseline of the "
+           "same run, both as a ratio of medians and as the median of per-round ratios "
+           "(robust to drift). Programs: `bench/vm/m3bench.c` (timed with "
+           "`CLOCK_MONOTONIC`), `bench/vm/guest` (the driver), raw guest logs in "
+           "`.cache/bench-vm/`.", ""]
+    for arg in sys.argv[1:]:
+        name, path = arg.split("=", 1)
+        try:
+            info, entries = parse(path)
+        except OSError as e:
+            out += [f"### {name}: no log ({e})", ""]
+            continue
+        run = (info.get("RUN") or [{}])[-1]
+        kernel = infos(info, "kernel") or "?"
+        out += [f"### {name}: the run", "",
+                f"- Kernel `{kernel}`, {infos(info, 'cpus') or '?'} vCPUs, "
+                f"{infos(info, 'mode') or '?'} run, `tests/vm/run` exit status "
+                f"{run.get('rc', '?')} after {run.get('seconds', '?')} s; "
+                f"perf: `{infos(info, 'perf') or '?'}`.",
+                "- `--buildid-mmap`: " + ("not supported on this kernel (perf: "
+                                          f"\"{infos(info, 'reason').replace('_', ' ')}\")"
+                                          if infos(info, "buildid_mmap") else "supported") + "."]
+        if run.get("rc") not in (None, "0"):
+            out.append("- **The run did not finish cleanly**; what follows is what it printed.")
+        for n in info["notes"][:20]:
+            out.append(f"- Log: `{n}`")
+        out.append("")
+        out += path_section(name, info, entries, "hot", "1. mmap hot path "
+                            "(mmap(PROT_EXEC)+munmap of one ELF file, cache hit)", 1)
+        out += path_section(name, info, entries, "exec", "2. exec path "
+                            "(fork+exec+wait of a small dynamically linked program)", 1e6)
+        out += cold_section(name, entries)
+        out += load_section(name, entries)
+        out += mem_section(name, entries)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
