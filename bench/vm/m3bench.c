@@ -381,14 +381,40 @@ static void print_samples(const char *key, uint64_t *v, size_t n)
 
 /*
  * Per file: mmap+munmap then MMAP3_IOC_FLUSH, which returns once the
- * worker has delivered the record; timed for each file of DIR/b* on
- * first sight (cache miss: the worker reads and parses the file) and
- * again (cache hit).  The difference of the medians is the worker's cost
- * of a miss.  Then DIR/a* mapped once every INTERVAL_US, twice, without
- * flushing: the reader's clock at read() minus the record's mmap time is
- * the latency from mmap to the record reaching the reader.  DIR/c* in
- * bulk: mapped as fast as possible then one flush, cold then warm.
+ * worker has delivered the record.  For each file of DIR/b*, its first
+ * mapping (cache miss: the worker reads and parses the file) is paired
+ * with a mapping of the file before it (cache hit), in alternating order,
+ * so that both see the same moment of a noisy host: the per-pair
+ * difference is the worker's cost of a miss.  Then DIR/a*, one mapping
+ * every INTERVAL_US, each new file (miss) followed by the one before it
+ * (hit), without flushing: the reader's clock at read() minus the
+ * record's mmap time is the latency from mmap to the record reaching the
+ * reader.  DIR/c* in bulk: mapped as fast as possible then one flush,
+ * cold then warm.
  */
+static void map_flush(int fd, const char *dir, char prefix, long i, uint64_t *ns)
+{
+	char path[4096];
+	uint64_t t0;
+
+	snprintf(path, sizeof(path), "%s/%c%06ld", dir, prefix, i);
+	t0 = now_ns();
+	map_once(path);
+	if (ioctl(fd, MMAP3_IOC_FLUSH))
+		die("MMAP3_IOC_FLUSH");
+	*ns = now_ns() - t0;
+}
+
+static void sleep_until(struct timespec *next, long interval_us)
+{
+	next->tv_nsec += interval_us * 1000;
+	while (next->tv_nsec >= 1000000000) {
+		next->tv_nsec -= 1000000000;
+		next->tv_sec++;
+	}
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL);
+}
+
 static int cmd_cold(const char *dir, long n, long interval_us)
 {
 	uint64_t *cold = calloc(n, sizeof(uint64_t)), *warm = calloc(n, sizeof(uint64_t));
@@ -396,6 +422,7 @@ static int cmd_cold(const char *dir, long n, long interval_us)
 	struct reader r = { 0 };
 	char path[4096], prefix[4096];
 	struct timespec next;
+	uint64_t first;
 	long i, pass;
 
 	snprintf(prefix, sizeof(prefix), "%s/a", dir);
@@ -408,24 +435,24 @@ static int cmd_cold(const char *dir, long n, long interval_us)
 	if (!cold || !warm || !r.seen || !r.lat[0] || !r.lat[1])
 		die("calloc");
 	session_start(&r, 0);
+	/* b000000 is the first hit partner: make it one. */
+	map_flush(r.fd, dir, 'b', 0, &first);
 	get_stats(r.fd, &st0);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n; i++) {
-			uint64_t t0;
-
-			snprintf(path, sizeof(path), "%s/b%06ld", dir, i);
-			t0 = now_ns();
-			map_once(path);
-			if (ioctl(r.fd, MMAP3_IOC_FLUSH))
-				die("MMAP3_IOC_FLUSH");
-			(pass ? warm : cold)[i] = now_ns() - t0;
+	for (i = 1; i < n; i++) {
+		if (i & 1) {
+			map_flush(r.fd, dir, 'b', i, &cold[i - 1]);
+			map_flush(r.fd, dir, 'b', i - 1, &warm[i - 1]);
+		} else {
+			map_flush(r.fd, dir, 'b', i - 1, &warm[i - 1]);
+			map_flush(r.fd, dir, 'b', i, &cold[i - 1]);
 		}
 	}
 	get_stats(r.fd, &st1);
-	printf("RESULT what=parse files=%ld misses=%llu hits=%llu found=%llu\n", n,
+	printf("RESULT what=parse files=%ld misses=%llu hits=%llu found=%llu\n", n - 1,
 	       (unsigned long long)(st1.cache_misses - st0.cache_misses),
 	       (unsigned long long)(st1.cache_hits - st0.cache_hits),
 	       (unsigned long long)(st1.parse[MMAP3_BUILDID_FOUND] - st0.parse[MMAP3_BUILDID_FOUND]));
+	n--;
 	print_samples("parse_cold_ns", cold, n);
 	print_samples("parse_warm_ns", warm, n);
 
@@ -451,16 +478,17 @@ static int cmd_cold(const char *dir, long n, long interval_us)
 		       (unsigned long long)(st1.cache_misses - st0.cache_misses));
 	}
 
+	n++;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n; i++) {
-			next.tv_nsec += interval_us * 1000;
-			while (next.tv_nsec >= 1000000000) {
-				next.tv_nsec -= 1000000000;
-				next.tv_sec++;
-			}
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	for (i = 0; i <= n; i++) {
+		if (i < n) {
+			sleep_until(&next, interval_us);
 			snprintf(path, sizeof(path), "%s/a%06ld", dir, i);
+			map_once(path);
+		}
+		if (i > 0) {
+			sleep_until(&next, interval_us);
+			snprintf(path, sizeof(path), "%s/a%06ld", dir, i - 1);
 			map_once(path);
 		}
 	}
