@@ -201,7 +201,12 @@ def path_section(name, info, entries, bench, title, unit_ns):
                    f"`mmap3 record` +{fmt(se)} {unit}; with a reader that never sleeps "
                    f"(polls every 100 ms, so no reader wake-ups) +{fmt(po)} {unit}. The "
                    "latter is the hook, its `irq_work` and the worker resolving and writing "
-                   "each record; the difference is waking the reader per record and its work.")
+                   "each record; " + (
+                       "the difference is waking the reader per record and its work."
+                       if se > po else
+                       "here it cost as much or more than the session with `mmap3 record`, so "
+                       "on this kernel the reader's share is not resolved from the noise and "
+                       "the hook and worker carry the cost."))
     if bench in WHY and "session" in ratios and max(ratios["session"]) > 1 + t:
         out.append("- " + WHY[bench])
     lost = [x for x in extra.get("session", []) if x.startswith("side_lost=")]
@@ -209,10 +214,23 @@ def path_section(name, info, entries, bench, title, unit_ns):
     out.append(f"- `mmap3 record` in the session configuration: "
                f"{'records LOST: ' + ', '.join(lost) if lost else 'no lost records'} "
                f"(mappings per run: {', '.join(sorted(set(m.split('=')[1] for m in maps)))}).")
+    if lost and bench == "hot" and maps:
+        most = max(int(m.split("=")[1]) for m in maps) + max(int(x.split("=")[1]) for x in lost)
+        out.append(f"  A run's records (at most {most}, nearly all 192 bytes: about "
+                   f"{most * 192 / 2**20:.1f} MiB) fit the tool's 4 MiB default buffer, so "
+                   "these were most likely lost in the per-CPU queue (the tool's output does "
+                   "not say which).")
     plost = [x for x in extra.get("polled", []) if x.startswith("polled_lost=")]
     if plost:
         n = sum(int(x.split("=")[1]) for x in plost)
-        out.append(f"- The polled diagnostic session lost {n} records in {len(plost)} rounds.")
+        recs = [int(x.split("=")[1]) for x in extra.get("polled", []) if x.startswith("polled_records=")]
+        most = max(r + int(x.split("=")[1]) for r, x in zip(recs, plost))
+        out.append(f"- The polled diagnostic session lost {n} records in {len(plost)} rounds" + (
+            "." if not n else
+            f": a round's records (at most {most}, nearly all of them 192-byte records of "
+            f"`/bench/exectarget`: about {most * 192 / 2**20:.1f} MiB) fit its 4 MiB "
+            "buffer, so they were lost in the per-CPU queue: the worker fell 4096 "
+            "mappings behind."))
     out.append("")
     out.append("Raw (per round, " + unit + ": median chunk / plain mean of the loop):")
     out.append("")
@@ -370,6 +388,18 @@ def load_section(name, entries):
                    "anything: that is the most the generators produced here (mapping "
                    "itself is slow under TCG, with the session's hook on it), so the "
                    "reader's own limit lies above it.")
+    allq = sum(int(kv["queue_lost_step"]) for _, kv in rates + bursts)
+    allb = sum(int(kv["lost"]) for _, kv in rates + bursts) - allq
+    if allq:
+        out.append(f"- {allq} records in all were lost in the per-CPU queue (the single "
+                   "worker, an ordered workqueue serving every CPU, fell 4096 mappings behind "
+                   "one CPU). What would close it: a larger `queue_len` (a module parameter, "
+                   "up to 2^20) absorbs longer bursts; per-CPU workers, or fewer wake-ups per "
+                   "record (see item 1), raise the rate the worker sustains.")
+    if allb > 0:
+        out.append(f"- {allb} records in all were lost for a full session buffer: the "
+                   "reader did not drain it in time; a larger `MMAP3_IOC_SET_BUFFER_SIZE` "
+                   "(the tool's default is 4 MiB) is what closes that.")
     out += ["", "A burst of back-to-back mappings with the reader draining, by buffer size:", "",
             "| threads | buffer | mappings | achieved /s | received | lost | of which queue |",
             "|---|---|---|---|---|---|---|"]
