@@ -57,7 +57,14 @@ static bool mmap3_want_data;		/* any session wants data mappings */
 
 static struct workqueue_struct *mmap3_wq;
 static struct irq_work mmap3_irq_work;
-static struct work_struct mmap3_drain_work;
+/*
+ * The worker runs a jiffy after the first mapping queued since its last
+ * run: a burst of mappings then costs one worker wake-up and one reader
+ * wake-up, not one each per mapping.  Records reach readers within about
+ * a jiffy; MMAP3_IOC_FLUSH and disabling a session do not wait for it.
+ */
+#define MMAP3_DRAIN_DELAY	1
+static struct delayed_work mmap3_drain_work;
 static struct mmap3_record_mmap *mmap3_drain_rec;	/* the worker's */
 
 #ifdef MMAP3_TEST_HOOKS
@@ -117,7 +124,14 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	ev->flags = vma->vm_flags & VM_MAYSHARE ? MMAP3_MMAP_SHARED : 0;
 	/* Publish the slot: pairs with the worker's acquire of ->head. */
 	smp_store_release(&q->head, head + 1);
-	irq_work_queue(&mmap3_irq_work);
+	/*
+	 * A worker run still pending will see the slot: the workqueue clears
+	 * PENDING with a full barrier before the run reads ->head, and this
+	 * barrier orders the store of ->head before the test of PENDING.
+	 */
+	smp_mb();
+	if (!delayed_work_pending(&mmap3_drain_work))
+		irq_work_queue(&mmap3_irq_work);
 	return 0;
 }
 
@@ -126,7 +140,7 @@ NOKPROBE_SYMBOL(mmap3_kprobe_handler);
 
 static void mmap3_irq_work_fn(struct irq_work *work)
 {
-	queue_work(mmap3_wq, &mmap3_drain_work);
+	queue_delayed_work(mmap3_wq, &mmap3_drain_work, MMAP3_DRAIN_DELAY);
 }
 
 static void mmap3_event_release(struct mmap3_event *ev)
@@ -140,6 +154,7 @@ static void mmap3_event_release(struct mmap3_event *ev)
 static void mmap3_drain(struct work_struct *work)
 {
 	unsigned int cpu, head, tail, mask = queue_len - 1;
+	bool delivered = false;
 
 #ifdef MMAP3_TEST_HOOKS
 	if (READ_ONCE(test_worker_delay_ms))
@@ -153,21 +168,26 @@ static void mmap3_drain(struct work_struct *work)
 		for (tail = q->tail; tail != head; tail++) {
 			struct mmap3_event *ev = &q->ev[tail & mask];
 
-			if (mmap3_sessions_any() && !mmap3_record_mmap_fill(mmap3_drain_rec, ev))
+			if (mmap3_sessions_any() && !mmap3_record_mmap_fill(mmap3_drain_rec, ev)) {
 				mmap3_sessions_deliver_mmap(ev, mmap3_drain_rec);
+				delivered = true;
+			}
 			mmap3_event_release(ev);
 			/* The hook may reuse the slot once it sees this. */
 			smp_store_release(&q->tail, tail + 1);
 			cond_resched();
 		}
 	}
+	/* One wake-up per run for what it delivered. */
+	if (delivered)
+		mmap3_sessions_wake();
 }
 
 /* Return once every mapping queued before the call is delivered. */
 void mmap3_hook_flush(void)
 {
-	queue_work(mmap3_wq, &mmap3_drain_work);
-	flush_work(&mmap3_drain_work);
+	mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
+	flush_delayed_work(&mmap3_drain_work);
 }
 
 u64 mmap3_hook_pending(void)
@@ -250,7 +270,7 @@ int mmap3_hook_init(void)
 	if (!mmap3_wq)
 		goto nomem;
 	init_irq_work(&mmap3_irq_work, mmap3_irq_work_fn);
-	INIT_WORK(&mmap3_drain_work, mmap3_drain);
+	INIT_DELAYED_WORK(&mmap3_drain_work, mmap3_drain);
 	return 0;
 nomem:
 	mmap3_hook_exit();

@@ -98,6 +98,7 @@ bool mmap3_sessions_any(void);
 void mmap3_sessions_deliver_mmap(const struct mmap3_event *ev,
 				 struct mmap3_record_mmap *rec);
 void mmap3_sessions_deliver_module(struct mmap3_record_module *rec);
+void mmap3_sessions_wake(void);
 bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *ev,
 			     struct mmap3_record_mmap *rec);
 bool mmap3_session_emit_module(struct mmap3_session *s, struct mmap3_record_module *rec);

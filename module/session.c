@@ -167,10 +167,13 @@ static bool flush_lost_locked(struct mmap3_session *s, u64 time, u32 room_after)
 
 /*
  * Append a record (header.size set, MMAP3_RECORD_ALIGN-aligned) to the
- * session's buffer, after a LOST record if records were lost before it.
- * Process context.  Returns false if it was lost for want of room.
+ * session's buffer, after a LOST record if records were lost before it,
+ * and wake the reader unless @defer_wake (the worker wakes readers once
+ * per run).  Process context.  Returns false if it was lost for want of
+ * room.
  */
-bool mmap3_session_emit(struct mmap3_session *s, struct mmap3_record_header *rec)
+static bool session_emit(struct mmap3_session *s, struct mmap3_record_header *rec,
+			 bool defer_wake)
 {
 	u64 queue_lost = mmap3_hook_lost();
 	bool written = false;
@@ -192,9 +195,14 @@ bool mmap3_session_emit(struct mmap3_session *s, struct mmap3_record_header *rec
 		s->lost++;
 	}
 	spin_unlock(&s->lock);
-	if (written)
+	if (written && !defer_wake)
 		wake_up_interruptible(&s->wait);
 	return written;
+}
+
+bool mmap3_session_emit(struct mmap3_session *s, struct mmap3_record_header *rec)
+{
+	return session_emit(s, rec, false);
 }
 
 /* Emit a record stamped with the current time in the session's clock. */
@@ -227,7 +235,8 @@ static bool session_wants_pid(const struct mmap3_session *s, pid_t tgid)
 /*
  * Emit a mapping record with the pids and time as this session sees
  * them; a process outside its pid namespace or filter is skipped (and
- * counts as written).
+ * counts as written).  The worker's: the reader is woken by
+ * mmap3_sessions_wake() at the end of the worker's run.
  */
 bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *ev,
 			     struct mmap3_record_mmap *rec)
@@ -243,11 +252,11 @@ bool mmap3_session_emit_mmap(struct mmap3_session *s, const struct mmap3_event *
 	rec->tid = pid_nr_ns(ev->pid, s->pid_ns);
 	rec->header.time = session_time(s, ev);
 	if (!(s->filter.flags & MMAP3_FILTER_CAPTURE))
-		return mmap3_session_emit(s, &rec->header);
+		return session_emit(s, &rec->header, true);
 
 	/* The record is shared by the sessions: the handle is this one's. */
 	rec->capture = mmap3_keep_offer(&s->keep, ev->file, &rec->build_id);
-	written = mmap3_session_emit(s, &rec->header);
+	written = session_emit(s, &rec->header, true);
 	if (!written && rec->capture)
 		mmap3_keep_withdraw(&s->keep, rec->capture);
 	rec->capture = 0;
@@ -286,6 +295,28 @@ void mmap3_sessions_deliver_mmap(const struct mmap3_event *ev, struct mmap3_reco
 	mutex_lock(&mmap3_sessions_lock);
 	list_for_each_entry(s, &mmap3_sessions, node)
 		mmap3_session_emit_mmap(s, ev, rec);
+	mutex_unlock(&mmap3_sessions_lock);
+}
+
+static bool session_readable(struct mmap3_session *s)
+{
+	bool ret;
+
+	spin_lock(&s->lock);
+	ret = s->head != s->tail;
+	spin_unlock(&s->lock);
+	return ret;
+}
+
+/* Wake the readers of the sessions that have records. */
+void mmap3_sessions_wake(void)
+{
+	struct mmap3_session *s;
+
+	mutex_lock(&mmap3_sessions_lock);
+	list_for_each_entry(s, &mmap3_sessions, node)
+		if (session_readable(s))
+			wake_up_interruptible(&s->wait);
 	mutex_unlock(&mmap3_sessions_lock);
 }
 
@@ -551,16 +582,6 @@ long mmap3_session_ioctl(struct mmap3_session *s, unsigned int cmd, void __user 
 		break;
 	}
 	mutex_unlock(&s->config_lock);
-	return ret;
-}
-
-static bool session_readable(struct mmap3_session *s)
-{
-	bool ret;
-
-	spin_lock(&s->lock);
-	ret = s->head != s->tail;
-	spin_unlock(&s->lock);
 	return ret;
 }
 
