@@ -22,6 +22,7 @@
 #include <linux/iversion.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -35,7 +36,9 @@ static unsigned int cache_entries = 16384;
 module_param(cache_entries, uint, 0444);
 MODULE_PARM_DESC(cache_entries, "Files whose build-id is kept (0: read every time; default 16384)");
 
-#define MMAP3_CACHE_BITS	12
+/* The hash table: a bucket per entry, from 2^8 up to 2^20 buckets. */
+#define MMAP3_CACHE_BITS_MIN	8
+#define MMAP3_CACHE_BITS_MAX	20
 
 struct mmap3_cache_entry {
 	struct hlist_node hnode;	/* RCU hash chain */
@@ -50,7 +53,9 @@ struct mmap3_cache_entry {
 };
 
 static struct kmem_cache *cache_slab;
-static DEFINE_HASHTABLE(cache_hash, MMAP3_CACHE_BITS);
+/* Sized by cache_entries at load; chains under RCU, changed under cache_lock. */
+static struct hlist_head *cache_hash;
+static unsigned int cache_bits;
 static LIST_HEAD(cache_clock);
 static DEFINE_SPINLOCK(cache_lock);
 static unsigned int cache_count;
@@ -96,7 +101,7 @@ static bool state_equal(const struct mmap3_inode_state *a, const struct mmap3_in
 /* Under cache_lock. */
 static void entry_remove(struct mmap3_cache_entry *e)
 {
-	hash_del_rcu(&e->hnode);
+	hlist_del_init_rcu(&e->hnode);
 	list_del(&e->clock);
 	cache_count--;
 	kfree_rcu(e, rcu);
@@ -126,7 +131,7 @@ static bool cache_lookup(struct inode *inode, const struct mmap3_inode_state *st
 	bool hit = false;
 
 	rcu_read_lock();
-	hash_for_each_possible_rcu(cache_hash, e, hnode, cache_key(inode)) {
+	hlist_for_each_entry_rcu(e, &cache_hash[hash_min(cache_key(inode), cache_bits)], hnode) {
 		if (!entry_is(e, inode))
 			continue;
 		if (state_equal(&e->state, st)) {
@@ -181,7 +186,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	e->build_id = *bid;
 
 	spin_lock(&cache_lock);
-	hash_for_each_possible(cache_hash, old, hnode, key) {
+	hlist_for_each_entry(old, &cache_hash[hash_min(key, cache_bits)], hnode) {
 		if (entry_is(old, inode)) {
 			entry_remove(old);
 			break;
@@ -189,7 +194,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	}
 	if (cache_count >= cache_entries)
 		cache_evict_one();
-	hash_add_rcu(cache_hash, &e->hnode, key);
+	hlist_add_head_rcu(&e->hnode, &cache_hash[hash_min(key, cache_bits)]);
 	list_add_tail(&e->clock, &cache_clock);
 	cache_count++;
 	spin_unlock(&cache_lock);
@@ -277,8 +282,22 @@ void mmap3_cache_stats(struct mmap3_stats *st)
 
 int mmap3_cache_init(void)
 {
+	unsigned int i;
+
+	cache_bits = MMAP3_CACHE_BITS_MIN;
+	while (cache_bits < MMAP3_CACHE_BITS_MAX && (1U << cache_bits) < cache_entries)
+		cache_bits++;
+	cache_hash = kvmalloc_array(1U << cache_bits, sizeof(*cache_hash), GFP_KERNEL);
+	if (!cache_hash)
+		return -ENOMEM;
+	for (i = 0; i < 1U << cache_bits; i++)
+		INIT_HLIST_HEAD(&cache_hash[i]);
 	cache_slab = KMEM_CACHE(mmap3_cache_entry, 0);
-	return cache_slab ? 0 : -ENOMEM;
+	if (!cache_slab) {
+		kvfree(cache_hash);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void mmap3_cache_exit(void)
@@ -292,4 +311,5 @@ void mmap3_cache_exit(void)
 	/* Entries freed by kfree_rcu() must be gone before the slab is. */
 	rcu_barrier();
 	kmem_cache_destroy(cache_slab);
+	kvfree(cache_hash);
 }
