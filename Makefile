@@ -11,6 +11,8 @@
 #                        with mmap3 (demo/run; DEMO_KERNEL=5.10|6.1|6.12|7.x)
 #   make check           every test: host tests, style checks, and the
 #                        selftests inside every matrix kernel (tests/check)
+#   make bench           every benchmark, into bench/RESULTS.md (bench/run;
+#                        BENCH_ARGS=--quick for a short run)
 #   make dkms-install    register with DKMS, build and install for the
 #                        running kernel
 #   make dkms-remove
@@ -38,6 +40,9 @@ check:
 	tests/check $(CHECK_ARGS)
 
 DEMO_KERNEL ?= 6.1
+bench:
+	bench/run $(BENCH_ARGS)
+
 demo:
 	demo/run $(DEMO_KERNEL)
 
@@ -61,4 +66,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check demo dkms-install dkms-remove print-module-sources clean
+.PHONY: all module userspace selftests check bench demo dkms-install dkms-remove print-module-sources clean
