@@ -349,6 +349,16 @@ static void session_start(struct reader *r, uint64_t bufsz)
 		die("pthread_create");
 }
 
+/* The module's hash buckets for @capacity entries (module/cache.c). */
+static int cache_buckets(unsigned long long capacity)
+{
+	int bits = 8;
+
+	while (bits < 20 && (1ULL << bits) < capacity)
+		bits++;
+	return 1 << bits;
+}
+
 static void get_stats(int fd, struct mmap3_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -666,7 +676,7 @@ static int cmd_mem(const char *dir, const char *prefix, long n)
 	       (unsigned long long)(st1.cache_evictions - st0.cache_evictions),
 	       slab_attr("object_size"), slab_attr("slab_size"), slab_attr("objs_per_slab"),
 	       order, page, objs1 - objs0, slabs1 - slabs0, (slabs1 - slabs0) * (page << order),
-	       slab1 - slab0, 1 << 12);
+	       slab1 - slab0, cache_buckets(st1.cache_capacity));
 	/* Lookup cost with the cache this full: the hit path, per file. */
 	for (i = 0; i < sample; i++) {
 		uint64_t t0 = now_ns();

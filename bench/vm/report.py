@@ -23,26 +23,34 @@ CONFIGS = [
 TARGET = {"hot": 0.05, "exec": 0.02}
 SUMMARY = {}       # kernel -> {column: text}
 WHY = {
-    "hot": "Why it is missed: for every mapping the session adds, in the mapping thread, "
-           "the kprobe (ftrace-based on 6.1+, an int3 trap on 5.10) and a self-IPI for "
-           "the `irq_work`, which queues the worker on another CPU (a cross-CPU wake-up); "
-           "the worker then builds the record (`d_path`, cache lookup, copy under the "
-           "session lock) and wakes the sleeping reader for that one record, which "
-           "`read()`s it and writes it out. With one mapping every few tens of "
-           "microseconds each of these wake-ups happens per mapping, and on 2 vCPUs the "
-           "worker and the reader compete with the benchmark for the CPUs. `perf record` "
-           "writes its records synchronously in `perf_event_mmap` without any IPI and "
-           "wakes its reader only at a watermark. What would close it (module changes, "
-           "not made here): raise the `irq_work` only when a CPU's queue goes from empty "
-           "to non-empty (the worker re-checking the queue before it finishes), or "
-           "defer the worker by up to a millisecond so a burst of mappings costs one "
-           "wake-up; and wake readers at a watermark (part of the buffer filled, or a "
-           "short timeout) instead of per record, as perf does.",
-    "exec": "Why it is missed: an exec makes several executable mappings (the binary, "
-            "ld.so, libc), each paying the per-mapping costs described for the mmap "
-            "hot path (hook, `irq_work`, worker and reader wake-ups) while exec itself "
-            "is short; the same batching of wake-ups would close it.",
+    "hot": "Where a cost remains, per mapping it is the kprobe (ftrace-based on 6.1+, an "
+           "int3 trap on 5.10) and filling the per-CPU slot (references, three clock reads, "
+           "the inode's state); the worker and the reader are woken at most once a jiffy "
+           "for a burst (module/hook.c, \"Batching\" in the README), while `perf record` "
+           "writes its records synchronously in `perf_event_mmap` and wakes its reader at a "
+           "watermark. What would close it further: a hook that is not a kprobe (a "
+           "tracepoint does not exist for this path; an ftrace-based probe on 5.10 needs "
+           "`CONFIG_KPROBES_ON_FTRACE` and an ftrace site at the probed address), and "
+           "reading the clocks once per slot instead of three times.",
+    "hot_reader": "Where the cost is: the hook and the worker stay within the target "
+                  "(the polled session above); the rest is `mmap3 record` itself, reading "
+                  "the records and writing them as perf records, which on the guest's two "
+                  "vCPUs takes CPU time from the benchmark. What would close it: a cheaper "
+                  "conversion in `mmap3 record` (no allocation per record, one write per "
+                  "read), or a reader running at lower priority or on a CPU the workload "
+                  "does not use.",
+    "exec": "Where a cost remains: an exec makes several executable mappings (the binary, "
+            "ld.so, libc), each paying the hook's per-mapping cost described for the mmap "
+            "hot path, while exec itself is short.",
 }
+
+
+def buckets(kv):
+    """The module's hash buckets for its cache_entries (module/cache.c)."""
+    bits, cap = 8, int(kv["capacity"])
+    while bits < 20 and (1 << bits) < cap:
+        bits += 1
+    return 1 << bits
 
 
 def parse(path):
@@ -193,6 +201,7 @@ def path_section(name, info, entries, bench, title, unit_ns):
                    f"a session), yet differs from it by up to {noise * 100:.1f}%"
                    + (f": more than the {t * 100:.0f}% target, so a verdict within that "
                       "margin is not resolvable in this run." if noise > t else "."))
+    why = WHY.get(bench)
     if bench == "hot" and "session" in per and "polled" in per and "loaded" in per:
         b = statistics.median(per["nomod"].values())
         se = statistics.median(per["session"].values()) - b
@@ -202,13 +211,15 @@ def path_section(name, info, entries, bench, title, unit_ns):
                    f"(polls every 100 ms, so no reader wake-ups) +{fmt(po)} {unit}. The "
                    "latter is the hook, its `irq_work` and the worker resolving and writing "
                    "each record; " + (
-                       "the difference is waking the reader per record and its work."
+                       "the difference is the reader's wake-ups (once a jiffy) and its work."
                        if se > po else
                        "here it cost as much or more than the session with `mmap3 record`, so "
                        "on this kernel the reader's share is not resolved from the noise and "
                        "the hook and worker carry the cost."))
-    if bench in WHY and "session" in ratios and max(ratios["session"]) > 1 + t:
-        out.append("- " + WHY[bench])
+        if po <= t * b < se:
+            why = WHY["hot_reader"]
+    if why and "session" in ratios and max(ratios["session"]) > 1 + t:
+        out.append("- " + why)
     lost = [x for x in extra.get("session", []) if x.startswith("side_lost=")]
     maps = [x for x in extra.get("session", []) if x.startswith("side_mappings=")]
     out.append(f"- `mmap3 record` in the session configuration: "
@@ -394,8 +405,8 @@ def load_section(name, entries):
         out.append(f"- {allq} records in all were lost in the per-CPU queue (the single "
                    "worker, an ordered workqueue serving every CPU, fell 4096 mappings behind "
                    "one CPU). What would close it: a larger `queue_len` (a module parameter, "
-                   "up to 2^20) absorbs longer bursts; per-CPU workers, or fewer wake-ups per "
-                   "record (see item 1), raise the rate the worker sustains.")
+                   "up to 2^20) absorbs longer bursts; per-CPU workers raise the rate the "
+                   "worker sustains.")
     if allb > 0:
         out.append(f"- {allb} records in all were lost for a full session buffer: the "
                    "reader did not drain it in time; a larger `MMAP3_IOC_SET_BUFFER_SIZE` "
@@ -433,8 +444,8 @@ def mem_section(name, entries):
             "`/sys/kernel/slab/mmap3_cache_entry` (SLUB merges it with other caches of its "
             "size, so the delta also holds any other allocation of that size meanwhile) and of "
             "`Slab:` in `/proc/meminfo` (all slabs: dentries, inodes and everything else "
-            "allocated meanwhile); the hash table is static: "
-            "2^12 buckets of 8 bytes in the module's data.", "",
+            "allocated meanwhile); the hash table has a bucket of 8 bytes per cache entry "
+            "(2^8 to 2^20 buckets, allocated at load: 2^17 for `cache_entries=131072`).", "",
             "Bytes per entry are the slab pages added divided by the entries added.", "",
             "| inodes | entries | object size | slab bytes/entry | added (slab delta + hash table) "
             "| meminfo Slab delta | hit, median µs (flush per file) |",
@@ -443,7 +454,7 @@ def mem_section(name, entries):
         ent = int(kv["entries"])
         added = int(kv["misses"]) - int(kv["evictions"])
         sb = int(kv["slab_bytes_delta"])
-        hashb = int(kv["hash_buckets"]) * 8
+        hashb = buckets(kv) * 8
         h = [v for c, k, n, v in entries if k == "samples" and c is ctx and n == "hit_flush_ns"]
         hv = sorted(h[0]) if h else []
         hk = hits.get(ctx["config"], {})
@@ -454,17 +465,16 @@ def mem_section(name, entries):
                    f"{hk.get('misses', '?')} misses) |")
     SUMMARY.setdefault(name, {})["mem"] = "; ".join(
         f"{int(kv['files']) // 1000}k: {int(kv['slab_bytes_delta']) / max(int(kv['misses']) - int(kv['evictions']), 1):.0f} B/entry, "
-        f"{(int(kv['slab_bytes_delta']) + int(kv['hash_buckets']) * 8) / 2**20:.1f} MiB" for _, kv in mems)
+        f"{(int(kv['slab_bytes_delta']) + buckets(kv) * 8) / 2**20:.1f} MiB" for _, kv in mems)
     out.append("")
     out.append("- The object is `struct mmap3_cache_entry` (module/cache.c), 200 bytes by "
                "`pahole`: 48 of them list and RCU linkage, 24 the key (superblock, inode, "
                "generation) and the CLOCK bit, 56 the inode state, 72 the "
                "`struct mmap3_build_id` with room for a 64-byte id where linkers make 20.")
     for ctx, kv in mems:
-        ent, nb = int(kv["entries"]), int(kv["hash_buckets"])
-        out.append(f"- At {kv['files']} inodes the {nb} hash buckets hold {ent / nb:.1f} "
-                   "entries each on average: every lookup walks that chain (the table does "
-                   "not grow with `cache_entries`).")
+        ent, nb = int(kv["entries"]), buckets(kv)
+        out.append(f"- At {kv['files']} inodes the {nb} hash buckets hold {ent / nb:.2f} "
+                   "entries each on average: a lookup walks a chain of about one entry.")
     out += ["", "Raw:", ""]
     out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}`" for _, kv in mems]
     out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items())}` ({c})" for c, kv in hits.items()]
