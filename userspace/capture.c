@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 
 /* mkdir -p of the directory part of @path. */
 static int make_dirs(char *path)
@@ -35,13 +36,6 @@ static int make_dirs(char *path)
 
 /* The parser's window: most ids in one read. */
 static unsigned char win[65536];
-
-static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : n;
-}
 
 static void release(int fd, uint32_t handle)
 {
@@ -166,7 +160,7 @@ static int store(const struct source *src, const char *path, const struct mmap3_
 		fprintf(stderr, "mmap3: %s: %s\n", tmp, strerror(errno));
 		return -1;
 	}
-	elf_buildid_parse_buf(fd_read, &in, (__u64)size, &bid, win, sizeof(win));
+	elf_buildid_parse_buf(elf_buildid_fd_read, &in, (__u64)size, &bid, win, sizeof(win));
 	close(in);
 	if (bid.status != MMAP3_BUILDID_FOUND || bid.size != want->size ||
 	    memcmp(bid.id, want->data, bid.size)) {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 #include "kmod.h"
 
 int kmod_add_dir(struct kmod_index *ix, const char *dir)
@@ -93,13 +94,6 @@ static void build(struct kmod_index *ix)
 	walking = NULL;
 }
 
-static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : n;
-}
-
 static int has_build_id(const char *path, const struct mmap3_build_id *bid)
 {
 	struct elf_buildid found;
@@ -112,7 +106,7 @@ static int has_build_id(const char *path, const struct mmap3_build_id *bid)
 		close(fd);
 		return 0;
 	}
-	elf_buildid_parse(fd_read, &fd, (__u64)st.st_size, &found);
+	elf_buildid_parse(elf_buildid_fd_read, &fd, (__u64)st.st_size, &found);
 	close(fd);
 	return found.status == MMAP3_BUILDID_FOUND && found.size == bid->size &&
 	       !memcmp(found.id, bid->data, found.size);

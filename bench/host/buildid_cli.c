@@ -18,17 +18,11 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 #include "libelf_buildid.h"
 
 /* The parser's window: one read finds most ids, few read a section table. */
 static unsigned char win[WIN_SIZE];
-
-static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : n;
-}
 
 static void print(const unsigned char *id, size_t size, const char *path)
 {
@@ -69,7 +63,8 @@ int main(int argc, char **argv)
 		} else {
 			struct elf_buildid bid;
 
-			elf_buildid_parse_buf(fd_read, &fd, (__u64)st.st_size, &bid, win, sizeof(win));
+			elf_buildid_parse_buf(elf_buildid_fd_read, &fd, (__u64)st.st_size, &bid,
+					      win, sizeof(win));
 			print(bid.id, bid.status == MMAP3_BUILDID_FOUND ? bid.size : 0, argv[i]);
 		}
 		close(fd);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 #include "perf_reader.h"
 #include "side.h"
 
@@ -36,13 +37,6 @@ static struct cached cache[CACHE_SIZE];
 
 /* The parser's window: one read finds most ids, few read a section table. */
 static unsigned char win[WIN_SIZE];
-
-static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : n;
-}
 
 /* The file's build-id, read once per path. */
 static const struct mmap3_build_id *build_id(const char *path)
@@ -66,7 +60,8 @@ static const struct mmap3_build_id *build_id(const char *path)
 
 		cache[i].id.status = MMAP3_BUILDID_IO_ERROR;
 		if (fd >= 0 && !fstat(fd, &st)) {
-			elf_buildid_parse_buf(fd_read, &fd, (__u64)st.st_size, &bid, win, sizeof(win));
+			elf_buildid_parse_buf(elf_buildid_fd_read, &fd, (__u64)st.st_size, &bid,
+					      win, sizeof(win));
 			cache[i].id.status = (uint8_t)bid.status;
 			cache[i].id.size = (uint8_t)bid.size;
 			memcpy(cache[i].id.data, bid.id, bid.size);

@@ -24,14 +24,8 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 #include "libelf_buildid.h"
-
-static long fd_read(void *ctx, void *buf, size_t len, __u64 off)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : n;
-}
 
 static double now(void)
 {
@@ -82,12 +76,12 @@ int main(int argc, char **argv)
 		}
 		files++;
 		t0 = now();
-		elf_buildid_parse(fd_read, &fd, st.st_size, &bid);
+		elf_buildid_parse(elf_buildid_fd_read, &fd, st.st_size, &bid);
 		t1 = now();
 		libelf_buildid(fd, &id);
 		t2 = now();
 		/* The large window must see exactly what the small one does. */
-		elf_buildid_parse_buf(fd_read, &fd, st.st_size, &big, win, sizeof(win));
+		elf_buildid_parse_buf(elf_buildid_fd_read, &fd, st.st_size, &big, win, sizeof(win));
 		if (memcmp(&big, &bid, sizeof(bid))) {
 			printf("DIFFER %s: the parser's result depends on its window\n", line);
 			differ++;
