@@ -69,6 +69,11 @@ static u64 cache_key(const struct inode *inode)
 	return (u64)inode->i_ino ^ (unsigned long)inode->i_sb ^ ((u64)inode->i_generation << 32);
 }
 
+static struct hlist_head *cache_bucket(u64 key)
+{
+	return &cache_hash[hash_min(key, cache_bits)];
+}
+
 static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inode)
 {
 	return e->sb == inode->i_sb && e->ino == (u64)inode->i_ino &&
@@ -131,7 +136,7 @@ static bool cache_lookup(struct inode *inode, const struct mmap3_inode_state *st
 	bool hit = false;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(e, &cache_hash[hash_min(cache_key(inode), cache_bits)], hnode) {
+	hlist_for_each_entry_rcu(e, cache_bucket(cache_key(inode)), hnode) {
 		if (!entry_is(e, inode))
 			continue;
 		if (state_equal(&e->state, st)) {
@@ -186,7 +191,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	e->build_id = *bid;
 
 	spin_lock(&cache_lock);
-	hlist_for_each_entry(old, &cache_hash[hash_min(key, cache_bits)], hnode) {
+	hlist_for_each_entry(old, cache_bucket(key), hnode) {
 		if (entry_is(old, inode)) {
 			entry_remove(old);
 			break;
@@ -194,7 +199,7 @@ static void cache_insert(struct inode *inode, const struct mmap3_inode_state *st
 	}
 	if (cache_count >= cache_entries)
 		cache_evict_one();
-	hlist_add_head_rcu(&e->hnode, &cache_hash[hash_min(key, cache_bits)]);
+	hlist_add_head_rcu(&e->hnode, cache_bucket(key));
 	list_add_tail(&e->clock, &cache_clock);
 	cache_count++;
 	spin_unlock(&cache_lock);
