@@ -493,7 +493,7 @@ def main():
            "same run, both as a ratio of medians and as the median of per-round ratios "
            "(robust to drift). Programs: `bench/vm/m3bench.c` (timed with "
            "`CLOCK_MONOTONIC`), `bench/vm/guest` (the driver), raw guest logs in "
-           "`.cache/bench-vm/`.", ""]
+           "`.cache/bench-vm/` in the checkout.", ""]
     body = []
     for arg in sys.argv[1:]:
         name, path = arg.split("=", 1)

@@ -2,7 +2,13 @@
 # Shared definitions for the test rig scripts; sourced, not run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MMAP3_CACHE=${MMAP3_CACHE:-$TOP/.cache}
+# What any clone on this machine can share: downloads, unpacked and built
+# kernels, chroots, linux-source extracts.  Kept outside the checkout so a
+# fresh clone (and CI) reuses it.
+MMAP3_CACHE=${MMAP3_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap3}
+# What belongs to this checkout: module builds, VM work directories, logs.
+MMAP3_OUT=${MMAP3_OUT:-$TOP/.cache}
+export MMAP3_CACHE MMAP3_OUT
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
@@ -37,4 +43,15 @@ kernel_env()
 	local env=$MMAP3_CACHE/kernels/$1/env
 	[ -f "$env" ] || "$TOP/tests/vm/fetch" "$1" || die "cannot fetch kernel $1"
 	. "$env"
+}
+
+# cache_lock NAME: hold an exclusive lock on one item of the shared cache
+# (a kernel, a chroot) until the calling script exits, so clones setting
+# up at the same time wait for each other instead of writing into each
+# other's downloads.
+cache_lock()
+{
+	mkdir -p "$MMAP3_CACHE/locks"
+	exec {_lockfd}>"$MMAP3_CACHE/locks/$1"
+	flock "$_lockfd"
 }
