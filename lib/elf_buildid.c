@@ -61,6 +61,7 @@ struct reader {
 	bool is64;
 	bool msb;
 	unsigned int notes;	/* examined so far, against MAX_NOTES */
+	bool stop;		/* a read failed or the caller's budget ran out */
 	struct elf_buildid *bid;
 };
 
@@ -96,8 +97,17 @@ static int get_ahead(struct reader *r, __u64 off, void *dst, __u32 len, __u64 ah
 			want = r->size - off;
 		n = r->read(r->ctx, r->win, want, off);
 		if (n < 0) {
-			r->bid->error = (int)-n;
-			return fail(r, MMAP3_BUILDID_IO_ERROR, off);
+			/*
+			 * Nothing more can be read: stop.  What the rest of
+			 * the file holds is unknown, so this is the outcome
+			 * whatever problem was seen before.
+			 */
+			r->stop = true;
+			r->bid->status = n == ELF_BUILDID_READ_LIMIT ? MMAP3_BUILDID_LIMIT :
+				MMAP3_BUILDID_IO_ERROR;
+			r->bid->offset = off;
+			r->bid->error = n == ELF_BUILDID_READ_LIMIT ? 0 : (int)-n;
+			return -1;
 		}
 		r->win_off = off;
 		r->win_len = n;
@@ -282,7 +292,7 @@ static int scan_table(struct reader *r, const struct table *t, const struct note
 		/* A broken segment does not hide a good one after it. */
 		if (ret > 0)
 			return ret;
-		if (r->bid->status == MMAP3_BUILDID_IO_ERROR)
+		if (r->stop)
 			return -1;
 	}
 	return 0;
@@ -377,7 +387,7 @@ int elf_buildid_parse_buf(elf_buildid_read_t read, void *ctx, __u64 file_size,
 		sh.num = 0;
 
 	if (scan_table(&r, &ph, &phdr_notes) > 0 ||
-	    (bid->status != MMAP3_BUILDID_IO_ERROR && scan_table(&r, &sh, &shdr_notes) > 0))
+	    (!r.stop && scan_table(&r, &sh, &shdr_notes) > 0))
 		bid->status = MMAP3_BUILDID_FOUND;
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		bid->size = 0;
@@ -429,8 +439,9 @@ const char *elf_buildid_status_str(unsigned int status)
 			"file ends inside a header, table or note it declares",
 		[MMAP3_BUILDID_CORRUPT]		= "corrupt ELF headers or notes",
 		[MMAP3_BUILDID_TOO_LONG]	= "build-id longer than 64 bytes",
-		[MMAP3_BUILDID_LIMIT]		= "more headers or notes than the parser examines",
+		[MMAP3_BUILDID_LIMIT]		= "more work than the parser spends on a file",
 		[MMAP3_BUILDID_IO_ERROR]	= "read error",
+		[MMAP3_BUILDID_UNREADABLE]	= "not a file the kernel reads",
 	};
 
 	return status < MMAP3_BUILDID_NR_STATUS ? str[status] : "unknown status";

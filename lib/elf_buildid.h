@@ -17,9 +17,14 @@
 
 /*
  * Read up to @len bytes at @off into @buf.  Return the number of bytes
- * read, short only at the end of the file, or a negative errno.
+ * read, short only at the end of the file, or a negative errno; or
+ * ELF_BUILDID_READ_LIMIT to stop the parse because the caller's work
+ * budget for the file is spent (the result is then MMAP3_BUILDID_LIMIT).
  */
 typedef long (*elf_buildid_read_t)(void *ctx, void *buf, size_t len, __u64 off);
+
+/* Not an errno: those end at 4095. */
+#define ELF_BUILDID_READ_LIMIT	(-4096L)
 
 struct elf_buildid {
 	/* enum mmap3_buildid_status */

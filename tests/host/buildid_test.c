@@ -24,6 +24,9 @@ struct mem {
 	size_t size;
 	int fail_errno;		/* make reads fail */
 	size_t shrink_to;	/* make reads see a shorter file */
+	int budget;		/* reads allowed before ELF_BUILDID_READ_LIMIT, if > 0 */
+	int fail_after;		/* reads that succeed before fail_errno, if > 0 */
+	int reads;
 };
 
 static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
@@ -31,7 +34,10 @@ static long mem_read(void *ctx, void *buf, size_t len, __u64 off)
 	struct mem *m = ctx;
 	size_t size = m->shrink_to ? m->shrink_to : m->size;
 
-	if (m->fail_errno)
+	m->reads++;
+	if (m->budget && m->reads > m->budget)
+		return ELF_BUILDID_READ_LIMIT;
+	if (m->fail_errno && m->reads > m->fail_after)
 		return -m->fail_errno;
 	if (off >= size)
 		return 0;
@@ -309,6 +315,47 @@ static void test_io_error(void)
 	free(e.buf);
 }
 
+/*
+ * A reader that stops the parse (its budget spent, or a failure) decides
+ * the outcome, even after the parser saw another problem: what the rest
+ * of the file holds is unknown.  And nothing more is read.
+ */
+static void test_stopped_reads(void)
+{
+	struct elf e = new_elf(1, 0, 2, 0);
+	struct mem m = { 0 };
+	struct elf_buildid bid;
+	uint64_t end;
+
+	/* A broken PT_NOTE first, the build-id in the second, 64 KiB on. */
+	add_ph(&e, 0, 4, 200, 1ull << 40, 4);
+	end = add_buildid(&e, 1 << 16, ID, 20, 4);
+	add_ph(&e, 1, 4, 1 << 16, end - (1 << 16), 4);
+	m.buf = e.buf;
+	m.size = e.size;
+	elf_buildid_parse(mem_read, &m, e.size, &bid);
+	CHECK(has_id(&bid, 20), "the id after a broken segment: found");
+
+	/* It takes two reads: the headers, then the note. */
+	m.reads = 0;
+	m.budget = 1;
+	elf_buildid_parse(mem_read, &m, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_LIMIT && m.reads == 2,
+	      "a budget of 1 read: LIMIT, and no read after the refused one");
+	m.reads = 0;
+	m.budget = 2;
+	elf_buildid_parse(mem_read, &m, e.size, &bid);
+	CHECK(has_id(&bid, 20) && m.reads == 2, "a budget of 2 reads: found");
+	m.budget = 0;
+	m.reads = 0;
+	m.fail_errno = EIO;
+	m.fail_after = 1;
+	elf_buildid_parse(mem_read, &m, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_IO_ERROR && bid.error == EIO && m.reads == 2,
+	      "read error after a corrupt segment: IO_ERROR, not CORRUPT");
+	free(e.buf);
+}
+
 static void test_hostile_offsets(void)
 {
 	static const struct {
@@ -424,6 +471,7 @@ int main(int argc, char **argv)
 	test_bad_ident();
 	test_truncated();
 	test_io_error();
+	test_stopped_reads();
 	test_hostile_offsets();
 	test_hostile_notes();
 	return tap_done();
