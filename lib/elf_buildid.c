@@ -442,6 +442,7 @@ const char *elf_buildid_status_str(unsigned int status)
 		[MMAP3_BUILDID_LIMIT]		= "more work than the parser spends on a file",
 		[MMAP3_BUILDID_IO_ERROR]	= "read error",
 		[MMAP3_BUILDID_UNREADABLE]	= "not a file the kernel reads",
+		[MMAP3_BUILDID_TIMEOUT]		= "not read in time",
 	};
 
 	return status < MMAP3_BUILDID_NR_STATUS ? str[status] : "unknown status";

@@ -6,32 +6,30 @@
  * exec's ELF mappings and mprotect() included, with the same signature
  * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
  * only a kprobe attaches everywhere; on x86 an int3 kprobe handler runs
- * with in_nmi() true.  The handler therefore only takes references
- * (get_file(), get_pid(): atomic increments), reads NMI-safe clocks,
- * writes a preallocated per-CPU slot and raises an irq_work; the worker
- * (process context) resolves the build-id and delivers the records.
+ * with in_nmi() true, on PREEMPT_RT too.  The handler therefore only
+ * takes references (get_file(), get_pid(): atomic increments), reads
+ * NMI-safe clocks, writes a preallocated per-CPU slot and raises an
+ * irq_work; the worker (process context) hands each event to resolve.c.
  * Nothing here allocates, sleeps, locks or drops a reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/file.h>
-#include <linux/irq_work.h>
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
-#include "mmap3.h"
+#include "cache.h"
+#include "hook.h"
+#include "resolve.h"
+#include "sink.h"
 
 static unsigned int queue_len = 4096;
 module_param(queue_len, uint, 0444);
@@ -39,11 +37,12 @@ MODULE_PARM_DESC(queue_len,
 		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
 
 /*
- * One per possible CPU.  Single producer: the hook on that CPU, which
- * runs with preemption off and cannot nest (mmap is never called from
- * interrupts).  Single consumer: the worker.  ->head is written by the
- * producer only, ->tail by the consumer only; the release/acquire pairs
- * order the slot contents against them.
+ * One per possible CPU, allocated while the hook is registered.  Single
+ * producer: the hook on that CPU, which runs with preemption off and
+ * cannot nest (mmap is never called from interrupts).  Single consumer:
+ * the worker.  ->head is written by the producer only, ->tail by the
+ * consumer only; the release/acquire pairs order the slot contents
+ * against them.
  */
 struct mmap3_queue {
 	unsigned int head;
@@ -52,7 +51,6 @@ struct mmap3_queue {
 };
 
 static struct mmap3_queue **mmap3_queues;
-static atomic64_t mmap3_queue_lost = ATOMIC64_INIT(0);
 static bool mmap3_want_data;		/* any session wants data mappings */
 
 static struct workqueue_struct *mmap3_wq;
@@ -65,7 +63,7 @@ static struct irq_work mmap3_irq_work;
  */
 #define MMAP3_DRAIN_DELAY	1
 static struct delayed_work mmap3_drain_work;
-static struct mmap3_record_mmap *mmap3_drain_rec;	/* the worker's */
+static struct mmap3_resolver mmap3_drain_resolver;	/* the worker's */
 
 #ifdef MMAP3_TEST_HOOKS
 /*
@@ -77,17 +75,24 @@ module_param(test_worker_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_worker_delay_ms, "Test builds: delay each worker run (ms)");
 #endif
 
-/* hook_lock protects the registration of the kprobe and its user counts. */
+/*
+ * hook_lock protects the kprobe's state, the allocation of the queues and
+ * the worker's resolver, and the user counts.
+ *
+ * The kprobe is registered at the first enable and stays registered until
+ * the module goes, disabled (disarmed: the probed instruction restored,
+ * nothing left on the mmap path) while no session is enabled.  A kprobe
+ * unregistered and registered again at once can still be referenced by
+ * the kprobes core (an optimized probe is unoptimized later): seen as a
+ * call through a NULL handler on PREEMPT_RT with sessions enabled and
+ * disabled in a loop.
+ */
 static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
-static struct kprobe mmap3_kprobe;
-
-static u32 vma_prot(unsigned long vm_flags)
-{
-	return (vm_flags & VM_READ ? PROT_READ : 0) |
-	       (vm_flags & VM_WRITE ? PROT_WRITE : 0) |
-	       (vm_flags & VM_EXEC ? PROT_EXEC : 0);
-}
+static bool kprobe_registered;
+static struct kprobe mmap3_kprobe = {
+	.symbol_name = "perf_event_mmap",
+};
 
 static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -105,13 +110,11 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	head = q->head;
 	/* Pairs with the worker's release of the slot it is done with. */
 	if (head - smp_load_acquire(&q->tail) > mask) {
-		atomic64_inc(&mmap3_queue_lost);
+		mmap3_sink_queue_lost();
 		return 0;
 	}
 	ev = &q->ev[head & mask];
-	ev->time_local = local_clock();
-	ev->time_mono = ktime_get_mono_fast_ns();
-	ev->time_raw = ktime_get_raw_fast_ns();
+	mmap3_time_now(&ev->time);
 	ev->file = get_file(file);
 	mmap3_inode_state(file_inode(file), &ev->state);
 	ev->tgid = get_pid(task_tgid(current));
@@ -120,7 +123,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	ev->len = vma->vm_end - vma->vm_start;
 	ev->pgoff = vma->vm_pgoff;
 	ev->cpu = cpu;
-	ev->prot = vma_prot(vma->vm_flags);
+	ev->prot = mmap3_vm_prot(vma->vm_flags);
 	ev->flags = vma->vm_flags & VM_MAYSHARE ? MMAP3_MMAP_SHARED : 0;
 	/* Publish the slot: pairs with the worker's acquire of ->head. */
 	smp_store_release(&q->head, head + 1);
@@ -134,7 +137,6 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 		irq_work_queue(&mmap3_irq_work);
 	return 0;
 }
-
 /* A probe on the handler would recurse. */
 NOKPROBE_SYMBOL(mmap3_kprobe_handler);
 
@@ -143,18 +145,10 @@ static void mmap3_irq_work_fn(struct irq_work *work)
 	queue_delayed_work(mmap3_wq, &mmap3_drain_work, MMAP3_DRAIN_DELAY);
 }
 
-static void mmap3_event_release(struct mmap3_event *ev)
-{
-	fput(ev->file);
-	put_pid(ev->tgid);
-	put_pid(ev->pid);
-}
-
-/* Resolve and deliver everything queued; the worker, process context. */
+/* Hand everything queued to resolve.c; the worker, process context. */
 static void mmap3_drain(struct work_struct *work)
 {
 	unsigned int cpu, head, tail, mask = queue_len - 1;
-	bool delivered = false;
 
 #ifdef MMAP3_TEST_HOOKS
 	if (READ_ONCE(test_worker_delay_ms))
@@ -166,61 +160,107 @@ static void mmap3_drain(struct work_struct *work)
 		/* Pairs with the hook's release: the slots up to head are filled. */
 		head = smp_load_acquire(&q->head);
 		for (tail = q->tail; tail != head; tail++) {
-			struct mmap3_event *ev = &q->ev[tail & mask];
+			struct mmap3_event ev = q->ev[tail & mask];
 
-			if (mmap3_sessions_any() && !mmap3_record_mmap_fill(mmap3_drain_rec, ev)) {
-				mmap3_sessions_deliver_mmap(ev, mmap3_drain_rec);
-				delivered = true;
-			}
-			mmap3_event_release(ev);
 			/* The hook may reuse the slot once it sees this. */
 			smp_store_release(&q->tail, tail + 1);
+			/* Read a file only for a session that wants the record. */
+			if (mmap3_sink_wants(&ev))
+				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL, false);
+			else
+				mmap3_event_release(&ev);
 			cond_resched();
 		}
 	}
 	/* One wake-up per run for what it delivered. */
-	if (delivered)
-		mmap3_sessions_wake();
+	mmap3_sink_wake();
 }
 
-/* Return once every mapping queued before the call is delivered. */
 void mmap3_hook_flush(void)
 {
-	mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
-	flush_delayed_work(&mmap3_drain_work);
+	mutex_lock(&hook_lock);
+	if (hook_users) {
+		mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
+		flush_delayed_work(&mmap3_drain_work);
+	}
+	mutex_unlock(&hook_lock);
+	mmap3_resolve_flush(NULL);
 }
 
-u64 mmap3_hook_pending(void)
+void mmap3_hook_stats(struct mmap3_stats *st)
 {
 	unsigned int cpu;
-	u64 n = 0;
 
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(mmap3_queues[cpu]->head) - READ_ONCE(mmap3_queues[cpu]->tail);
-	return n;
+	st->pending = 0;
+	st->queue_memory = 0;
+	mutex_lock(&hook_lock);
+	if (mmap3_queues) {
+		for_each_possible_cpu(cpu)
+			st->pending += READ_ONCE(mmap3_queues[cpu]->head) -
+				       READ_ONCE(mmap3_queues[cpu]->tail);
+		st->queue_memory = num_possible_cpus() *
+				   struct_size(mmap3_queues[0], ev, queue_len);
+	}
+	mutex_unlock(&hook_lock);
+	st->queue_lost = mmap3_sink_queue_lost_count();
 }
 
-u64 mmap3_hook_lost(void)
+/* Under hook_lock. */
+static void queues_free(void)
 {
-	return atomic64_read(&mmap3_queue_lost);
+	unsigned int cpu;
+
+	mmap3_resolver_destroy(&mmap3_drain_resolver);
+	if (!mmap3_queues)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(mmap3_queues[cpu]);
+	kfree(mmap3_queues);
+	mmap3_queues = NULL;
 }
 
-/*
- * The kprobe is registered while at least one session is enabled, so a
- * loaded module without sessions costs the mmap path nothing.
- */
+/* Under hook_lock. */
+static int queues_alloc(void)
+{
+	unsigned int cpu;
+
+	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL);
+	if (!mmap3_queues)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		mmap3_queues[cpu] = kvzalloc(struct_size(mmap3_queues[cpu], ev, queue_len),
+					     GFP_KERNEL);
+		if (!mmap3_queues[cpu])
+			goto nomem;
+	}
+	if (mmap3_resolver_init(&mmap3_drain_resolver))
+		goto nomem;
+	return 0;
+nomem:
+	queues_free();
+	return -ENOMEM;
+}
+
 int mmap3_hook_get(bool data)
 {
 	int ret = 0;
 
 	mutex_lock(&hook_lock);
 	if (!hook_users) {
-		memset(&mmap3_kprobe, 0, sizeof(mmap3_kprobe));
-		mmap3_kprobe.symbol_name = "perf_event_mmap";
-		mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
-		ret = register_kprobe(&mmap3_kprobe);
+		ret = queues_alloc();
+		if (ret)
+			goto out;
+		/* The queues exist before the handler can run. */
+		if (kprobe_registered) {
+			ret = enable_kprobe(&mmap3_kprobe);
+		} else {
+			mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
+			ret = register_kprobe(&mmap3_kprobe);
+			kprobe_registered = !ret;
+		}
 		if (ret) {
 			pr_err("cannot probe perf_event_mmap: %d\n", ret);
+			queues_free();
 			goto out;
 		}
 	}
@@ -238,63 +278,40 @@ void mmap3_hook_put(bool data)
 	if (data && !--hook_data_users)
 		WRITE_ONCE(mmap3_want_data, false);
 	if (!--hook_users) {
-		/* Waits for running handlers (synchronize_rcu()). */
-		unregister_kprobe(&mmap3_kprobe);
-		if (mmap3_kprobe.nmissed)
-			pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
+		disable_kprobe(&mmap3_kprobe);
+		/* Handlers run with preemption off: none runs after this. */
+		synchronize_rcu();
+		/* Then no irq_work is raised; release what is queued. */
+		irq_work_sync(&mmap3_irq_work);
+		mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
+		flush_delayed_work(&mmap3_drain_work);
+		queues_free();
 	}
 	mutex_unlock(&hook_lock);
 }
 
 int mmap3_hook_init(void)
 {
-	unsigned int cpu;
-
 	if (!queue_len || !is_power_of_2(queue_len) || queue_len > (1U << 20)) {
 		pr_err("queue_len must be a power of two up to 1048576\n");
 		return -EINVAL;
 	}
-	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL);
-	if (!mmap3_queues)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		mmap3_queues[cpu] = kvzalloc(struct_size(mmap3_queues[cpu], ev, queue_len),
-					     GFP_KERNEL);
-		if (!mmap3_queues[cpu])
-			goto nomem;
-	}
-	mmap3_drain_rec = mmap3_record_mmap_alloc();
-	if (!mmap3_drain_rec)
-		goto nomem;
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
 	if (!mmap3_wq)
-		goto nomem;
+		return -ENOMEM;
 	init_irq_work(&mmap3_irq_work, mmap3_irq_work_fn);
 	INIT_DELAYED_WORK(&mmap3_drain_work, mmap3_drain);
 	return 0;
-nomem:
-	mmap3_hook_exit();
-	return -ENOMEM;
 }
 
-/* Every session is closed, so the kprobe is unregistered already. */
+/* Every session is closed: the kprobe is disabled, the queues freed. */
 void mmap3_hook_exit(void)
 {
-	unsigned int cpu;
-
-	if (mmap3_wq) {
-		irq_work_sync(&mmap3_irq_work);
-		/* Deliver (to no one) and release what is still queued. */
-		mmap3_hook_flush();
-		destroy_workqueue(mmap3_wq);
-		mmap3_wq = NULL;
+	if (kprobe_registered) {
+		/* Waits for running handlers (synchronize_rcu()). */
+		unregister_kprobe(&mmap3_kprobe);
+		if (mmap3_kprobe.nmissed)
+			pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
 	}
-	kfree(mmap3_drain_rec);
-	mmap3_drain_rec = NULL;
-	if (mmap3_queues) {
-		for_each_possible_cpu(cpu)
-			kvfree(mmap3_queues[cpu]);
-		kfree(mmap3_queues);
-		mmap3_queues = NULL;
-	}
+	destroy_workqueue(mmap3_wq);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmap3: build-id-aware records of executable mappings and kernel modules,
- * for perf.  Module entry and exit.
+ * for perf.  Module entry and exit: the layers from the bottom up, the
+ * device last (once it exists, sessions can start).  See internal.h for
+ * the layers and the lock order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -9,44 +11,71 @@
 #include <linux/module.h>
 #include <linux/mmap3.h>
 
-#include "mmap3.h"
+#include "abi.h"
+#include "cache.h"
+#include "dump.h"
+#include "hook.h"
+#include "kapi.h"
+#include "modules.h"
+#include "resolve.h"
+#include "session.h"
 
 static int __init mmap3_init(void)
 {
 	int ret;
 
+	ret = mmap3_session_init();
+	if (ret)
+		return ret;
 	ret = mmap3_cache_init();
 	if (ret)
 		return ret;
-	ret = mmap3_hook_init();
+	ret = mmap3_resolve_init();
 	if (ret)
 		goto err_cache;
-	ret = mmap3_kernel_init();
+	ret = mmap3_hook_init();
+	if (ret)
+		goto err_resolve;
+	ret = mmap3_dump_init();
 	if (ret)
 		goto err_hook;
-	/* Last: once the device exists, sessions can start. */
-	ret = mmap3_device_register();
+	ret = mmap3_kapi_init();
 	if (ret)
-		goto err_kernel;
+		goto err_dump;
+	ret = mmap3_modules_init();
+	if (ret)
+		goto err_dump;
+	ret = mmap3_abi_register();
+	if (ret)
+		goto err_modules;
 
 	pr_info("loaded, ABI %u.%u\n", MMAP3_ABI_MAJOR, MMAP3_ABI_MINOR);
 	return 0;
 
-err_kernel:
-	mmap3_kernel_exit();
+err_modules:
+	mmap3_modules_exit();
+err_dump:
+	mmap3_dump_exit();
 err_hook:
 	mmap3_hook_exit();
+err_resolve:
+	mmap3_resolve_exit();
 err_cache:
 	mmap3_cache_exit();
 	return ret;
 }
 
-/* No session is open: each holds a reference to the module. */
+/*
+ * No session is open (each holds a reference to the module), so no dump
+ * runs and the hook is unregistered; no slow read runs (each holds one).
+ */
 static void __exit mmap3_exit(void)
 {
-	mmap3_device_unregister();
-	mmap3_kernel_exit();
+	mmap3_abi_unregister();
+	mmap3_modules_exit();
+	mmap3_dump_exit();
 	mmap3_hook_exit();
+	mmap3_resolve_exit();
 	mmap3_cache_exit();
 	pr_info("unloaded\n");
 }

@@ -244,11 +244,10 @@ TEST_F(dev, unknown_ioctls)
 	struct mmap3_abi_version ver = { .size = sizeof(ver) };
 	static const unsigned long cmds[] = {
 		0,
-		_IO(MMAP3_IOC_MAGIC, 0x00),
-		_IOR(MMAP3_IOC_MAGIC, 0x00, struct mmap3_abi_version),
-		_IOWR(MMAP3_IOC_MAGIC, 0x00, uint64_t),
+		_IOWR(MMAP3_IOC_MAGIC, 0x0a, struct mmap3_abi_version),
 		_IOWR(MMAP3_IOC_MAGIC, 0x7f, struct mmap3_abi_version),
 		_IOWR(MMAP3_IOC_MAGIC + 1, 0x00, struct mmap3_abi_version),
+		_IOWR(0xB3, 0x00, struct mmap3_abi_version),
 		TCGETS,
 	};
 	size_t i;
@@ -259,6 +258,103 @@ TEST_F(dev, unknown_ioctls)
 		}
 		EXPECT_EQ(ENOTTY, errno);
 	}
+}
+
+/*
+ * A tool built against a later ABI, whose structs grew: the size encoded
+ * in its command numbers differs, and the module takes the size from the
+ * struct.  Zero bytes beyond what the module knows are accepted, others
+ * refused; the first published sizes keep working.
+ */
+struct grown_stats {
+	struct mmap3_stats st;
+	uint8_t future[40];
+};
+
+struct grown_filter {
+	struct mmap3_filter f;
+	uint8_t future[24];
+};
+
+#define IOC_ABI_VERSION_GROWN	_IOWR(MMAP3_IOC_MAGIC, 0x00, uint8_t[48])
+#define IOC_GET_STATS_GROWN	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct grown_stats)
+#define IOC_SET_FILTER_GROWN	_IOW(MMAP3_IOC_MAGIC, 0x02, struct grown_filter)
+
+TEST_F(dev, larger_structs_from_a_newer_tool)
+{
+	struct {
+		struct mmap3_abi_version ver;
+		uint8_t future[32];
+	} ver;
+	struct grown_stats gs;
+	struct grown_filter gf;
+
+	ASSERT_NE(MMAP3_IOC_ABI_VERSION, IOC_ABI_VERSION_GROWN);
+	memset(&ver, 0, sizeof(ver));
+	ver.ver.size = sizeof(ver);
+	ASSERT_EQ(0, ioctl(self->fd, IOC_ABI_VERSION_GROWN, &ver));
+	EXPECT_EQ(MMAP3_ABI_MAJOR, ver.ver.major);
+	EXPECT_EQ(sizeof(ver.ver), ver.ver.size);
+	ver.ver.major = 0;
+	ver.ver.minor = 0;
+	ver.ver.size = sizeof(ver);
+	ver.future[31] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, IOC_ABI_VERSION_GROWN, &ver));
+	EXPECT_EQ(EINVAL, errno);
+
+	memset(&gs, 0, sizeof(gs));
+	gs.st.size = sizeof(gs);
+	ASSERT_EQ(0, ioctl(self->fd, IOC_GET_STATS_GROWN, &gs));
+	EXPECT_EQ(sizeof(gs.st), gs.st.size);
+	EXPECT_EQ(16384, gs.st.cache_capacity);
+	memset(&gs, 0, sizeof(gs));
+	gs.st.size = sizeof(gs);
+	gs.future[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, IOC_GET_STATS_GROWN, &gs));
+	EXPECT_EQ(EINVAL, errno);
+
+	memset(&gf, 0, sizeof(gf));
+	gf.f.size = sizeof(gf);
+	gf.f.flags = MMAP3_FILTER_DATA;
+	EXPECT_EQ(0, ioctl(self->fd, IOC_SET_FILTER_GROWN, &gf));
+	gf.future[5] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, IOC_SET_FILTER_GROWN, &gf));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, first_published_sizes)
+{
+	struct mmap3_stats st;
+	struct mmap3_filter f;
+
+	memset(&st, 0, sizeof(st));
+	st.size = MMAP3_STATS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_GET_STATS, &st));
+	EXPECT_EQ(MMAP3_STATS_SIZE_VER0, st.size);
+	memset(&f, 0, sizeof(f));
+	f.size = MMAP3_FILTER_SIZE_VER0;
+	EXPECT_EQ(0, ioctl(self->fd, MMAP3_IOC_SET_FILTER, &f));
+	/* Shorter than the first published size: refused. */
+	st.size = MMAP3_STATS_SIZE_VER0 - 8;
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Every GET_STATS field is output: a non-zero one on input is refused. */
+TEST_F(dev, stats_output_fields_must_be_zero)
+{
+	struct mmap3_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.records = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.parse[15] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(dev, not_seekable)

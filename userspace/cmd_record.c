@@ -259,11 +259,6 @@ static int record(int argc, char **argv)
 	fd = mmap3_device_open(&ver);
 	if (fd < 0)
 		return 1;
-	if (capture_dir && ver.minor < 2) {
-		fprintf(stderr, "mmap3 record: --capture needs module ABI 1.2, %s has %u.%u\n",
-			mmap3_device_path(), ver.major, ver.minor);
-		return 1;
-	}
 	if ((buffer_size && ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &buffer_size)) ||
 	    ioctl(fd, MMAP3_IOC_SET_FILTER, &filter) || ioctl(fd, MMAP3_IOC_SET_CLOCK, &clock)) {
 		fprintf(stderr, "mmap3 record: %s: configuring the session: %s\n",

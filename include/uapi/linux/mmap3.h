@@ -7,13 +7,23 @@
  * Versioning: MMAP3_ABI_MAJOR changes when an existing layout or meaning
  * changes, so a tool must refuse a module whose major differs from its own.
  * MMAP3_ABI_MINOR grows when something is added in a compatible way (a new
- * ioctl, a new record type, a field appended to an extensible struct).
+ * ioctl, a new record type, a build-id status, a field appended to an
+ * extensible struct); a tool built against 2.N works with a module of
+ * 2.M: what the older side does not know is zero, absent or skipped.
+ *
+ *	2.0	ioctls dispatched by type and number alone, the size taken
+ *		from the struct (so structs can grow); magic 0xBD;
+ *		CAPTURE_READ may refuse (EACCES) what the opener may not
+ *		read; build-id status TIMEOUT; MMAP3_MMAP_PATH_TRUNCATED;
+ *		DUMP_DONE counts; statistics by cause and memory use
+ *	1.x	(never released)
  *
  * Extensible structs start with a __u32 size that the caller sets to the
  * sizeof() it was compiled with.  The module accepts any size from the
- * first published one (*_SIZE_VER0) up to 4096: bytes it does not know
- * must be zero on input, and it writes back at most the caller's size, so
- * old tools work with new modules and new tools with old modules.
+ * first published one (*_SIZE_VER0) up to MMAP3_STRUCT_SIZE_MAX: bytes it
+ * does not know, and fields documented as output, must be zero on input;
+ * it writes back at most the caller's size.  The size encoded in the ioctl
+ * command number is ignored.
  */
 #ifndef _UAPI_LINUX_MMAP3_H
 #define _UAPI_LINUX_MMAP3_H
@@ -23,8 +33,8 @@
 
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
-#define MMAP3_ABI_MAJOR		1
-#define MMAP3_ABI_MINOR		2
+#define MMAP3_ABI_MAJOR		2
+#define MMAP3_ABI_MINOR		0
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -46,12 +56,21 @@
  *				version, bad entry sizes, offsets that overflow,
  *				notes that overrun their segment, an empty id
  * @MMAP3_BUILDID_TOO_LONG:	a build-id longer than MMAP3_BUILD_ID_SIZE_MAX
- * @MMAP3_BUILDID_LIMIT:	more headers or notes than the parser examines
- *				(bounded work on hostile files)
+ * @MMAP3_BUILDID_LIMIT:	finding it would take more work than the parser
+ *				spends on one file: more headers or notes than it
+ *				examines, or (in the module) more reads or bytes
+ *				than its per-file budget.  Kept until the file
+ *				changes.
  * @MMAP3_BUILDID_IO_ERROR:	reading the file failed
- * @MMAP3_BUILDID_UNREADABLE:	not a regular file, or one the kernel cannot
+ * @MMAP3_BUILDID_UNREADABLE:	not a regular file, a file of a pseudo
+ *				filesystem (proc, sysfs), or one the kernel cannot
  *				read (no read_iter, secret memory): the module
  *				does not try
+ * @MMAP3_BUILDID_TIMEOUT:	the file was not in the page cache and could not
+ *				be read within the module's read_timeout_ms (a
+ *				slow or hung filesystem, or too many slow files
+ *				at once); the read goes on, and later mappings of
+ *				the file get its build-id (ABI 2.0)
  */
 enum mmap3_buildid_status {
 	MMAP3_BUILDID_FOUND	= 0,
@@ -63,6 +82,7 @@ enum mmap3_buildid_status {
 	MMAP3_BUILDID_LIMIT	= 6,
 	MMAP3_BUILDID_IO_ERROR	= 7,
 	MMAP3_BUILDID_UNREADABLE = 8,
+	MMAP3_BUILDID_TIMEOUT	= 9,
 	MMAP3_BUILDID_NR_STATUS,
 };
 
@@ -74,7 +94,7 @@ enum mmap3_buildid_status {
  * @major:	out: MMAP3_ABI_MAJOR of the module; zero on input
  * @minor:	out: MMAP3_ABI_MINOR of the module; zero on input
  * @features:	out: MMAP3_FEATURE_* bits the module implements (none are
- *		defined in ABI 1.0); zero on input
+ *		defined in ABI 2.0); zero on input
  */
 struct mmap3_abi_version {
 	__u32 size;
@@ -94,7 +114,10 @@ struct mmap3_abi_version {
  * @time is in the session's clock (MMAP3_IOC_SET_CLOCK), by default
  * local_clock(), perf's default clock, so records interleave with perf
  * samples.  For mappings it is the time of the mmap, even when the
- * build-id was read later.
+ * build-id was read later; for what the state dump reports, the time the
+ * dump looked.  Records come in time order, except that a mapping whose
+ * file had to be read from disk comes when it was read (at most
+ * read_timeout_ms late): sort by @time.
  */
 #define MMAP3_RECORD_ALIGN	8
 
@@ -135,6 +158,8 @@ struct mmap3_build_id {
  * of the file as it was read.
  */
 #define MMAP3_MMAP_CHANGED	(1U << 3)
+/* The path was longer than PATH_MAX: @path holds the file's name alone. */
+#define MMAP3_MMAP_PATH_TRUNCATED (1U << 4)
 
 /*
  * MMAP3_RECORD_MMAP: a file-backed mapping that is executable (or, with
@@ -145,13 +170,14 @@ struct mmap3_build_id {
  * @flags:	MMAP3_MMAP_*
  * @addr, @len, @pgoff: the mapping, @pgoff in pages
  * @dev_major, @dev_minor, @ino, @generation: the mapped inode
- * @mtime_sec, @mtime_nsec: its modification time when the build-id was read
+ * @mtime_sec, @mtime_nsec: the file's modification time in the state its
+ *		@build_id was read in
  * @capture:	with MMAP3_FILTER_CAPTURE, on the session's first record of a
  *		build-id: a handle for MMAP3_IOC_CAPTURE_READ of the mapped file;
- *		0 otherwise (ABI 1.2; zero before)
+ *		0 otherwise
  * @build_id:	of the mapped file itself, not of what its path names now
  * @path:	NUL-terminated path (without " (deleted)"), padded to the
- *		record size
+ *		record size; paths are resolved from the initial root
  */
 struct mmap3_record_mmap {
 	struct mmap3_record_header header;
@@ -181,7 +207,7 @@ struct mmap3_record_mmap {
  * loaded (or already loaded when the session started, with
  * MMAP3_MODULE_DUMP) or unloaded.
  * @text_addr, @text_size: its core text; zero for openers that may not
- *		see kernel addresses (kptr_restrict)
+ *		see kernel addresses (the rule of /proc/kallsyms)
  */
 #define MMAP3_MODULE_DUMP	(1U << 0)
 
@@ -207,29 +233,55 @@ struct mmap3_record_kernel {
 };
 
 /*
- * MMAP3_RECORD_LOST: @lost records were dropped before this one because
- * the session's buffer was full (or, before the records were made, the
- * module's queue of pending mappings was).
+ * MMAP3_RECORD_LOST: @lost records were dropped before this one: the
+ * session's buffer was full, the module's queue of pending mappings was,
+ * memory ran out, or the state dump could not read a process (counted
+ * by cause in struct mmap3_stats).  A disabled session ends with one if
+ * anything was lost since the last.
  */
 struct mmap3_record_lost {
 	struct mmap3_record_header header;
 	__u64 lost;
 };
 
-/* MMAP3_RECORD_DUMP_DONE: the state dump of MMAP3_IOC_ENABLE is complete. */
+/*
+ * MMAP3_RECORD_DUMP_DONE: the state dump of MMAP3_IOC_ENABLE is complete;
+ * every record it made comes before this one.
+ * @tasks:		processes whose mappings were dumped
+ * @tasks_skipped:	processes whose memory map could not be read in time
+ *			(their mappings are counted in a LOST record)
+ * @mappings:		mapping records the dump made
+ */
 struct mmap3_record_dump_done {
 	struct mmap3_record_header header;
+	__u32 tasks;
+	__u32 tasks_skipped;
+	__u64 mappings;
 };
 
 /*
- * Session ioctls.  Each open file is a session; it sees nothing until
- * MMAP3_IOC_ENABLE, which first dumps the current state (kernel, modules,
- * executable mappings of every process visible in the opener's pid
- * namespace), then a MMAP3_RECORD_DUMP_DONE, then live records.
+ * Ioctls.  The command's type and number select it; the size bits are
+ * ignored, the size of a struct argument is its first __u32.  Each open
+ * file is a session; it sees nothing until MMAP3_IOC_ENABLE, after which
+ * the state dump (kernel, modules, executable mappings of every process
+ * visible in the opener's pid namespace) streams into the buffer while
+ * live records do, then MMAP3_RECORD_DUMP_DONE.
+ *
+ * Errors common to all: ENOTTY (unknown command), EFAULT (bad pointer),
+ * EINVAL (bad size or value, non-zero reserved or output bytes).
  */
+#define MMAP3_IOC_MAGIC		0xBD
 
-/* Buffer size in bytes, a power of two from 64 KiB to 1 GiB; only while
- * disabled.  Default 4 MiB.  Errors: EINVAL, EBUSY (enabled), ENOMEM.
+/*
+ * MMAP3_IOC_ABI_VERSION: fill in struct mmap3_abi_version.  Answered the
+ * same way by every version of the module, before any other check.
+ */
+#define MMAP3_IOC_ABI_VERSION	_IOWR(MMAP3_IOC_MAGIC, 0x00, struct mmap3_abi_version)
+
+/* Buffer size in bytes, a power of two from 64 KiB to the module's
+ * max_buffer_size (at most 1 GiB); only while disabled.  Default 4 MiB.
+ * Charged to the opener's memory cgroup.  Errors: EINVAL, EBUSY (enabled),
+ * ENOMEM.
  */
 #define MMAP3_BUFFER_SIZE_MIN	(64U << 10)
 #define MMAP3_BUFFER_SIZE_MAX	(1U << 30)
@@ -240,7 +292,7 @@ struct mmap3_record_dump_done {
  * @size:	sizeof(struct mmap3_filter) of the caller
  * @flags:	MMAP3_FILTER_DATA: also non-executable file mappings;
  *		MMAP3_FILTER_CAPTURE: keep the file of each build-id seen for the
- *		first time, for MMAP3_IOC_CAPTURE_READ (ABI 1.2)
+ *		first time, for MMAP3_IOC_CAPTURE_READ
  * @nr_pids:	number of @pids in use; 0 means every process
  * @pids:	process ids (tgids) in the opener's pid namespace
  */
@@ -266,64 +318,102 @@ struct mmap3_filter {
 #define MMAP3_CLOCK_LOCAL	(-1)
 #define MMAP3_IOC_SET_CLOCK	_IOW(MMAP3_IOC_MAGIC, 0x03, __s32)
 
-/* Start: dump the current state into the buffer, then record.  May
- * block for the dump.  EBUSY if already enabled.
+/* Start: the KERNEL record, then the state dump streams in beside live
+ * records, then DUMP_DONE.  Returns at once.  EBUSY if already enabled,
+ * ENOMEM.
  */
 #define MMAP3_IOC_ENABLE	_IO(MMAP3_IOC_MAGIC, 0x04)
-/* Stop recording; what is in the buffer stays readable. */
+/* Stop recording, after a flush; what is in the buffer stays readable. */
 #define MMAP3_IOC_DISABLE	_IO(MMAP3_IOC_MAGIC, 0x05)
 /* Return once every mapping made before the call is in the buffer (or
- * counted lost).
+ * counted lost).  Waits at most about read_timeout_ms for files being
+ * read from disk, whatever the filesystem does.
  */
 #define MMAP3_IOC_FLUSH		_IO(MMAP3_IOC_MAGIC, 0x06)
 
 /*
- * struct mmap3_stats - argument of MMAP3_IOC_GET_STATS
+ * struct mmap3_stats - argument of MMAP3_IOC_GET_STATS; every field but
+ * @size is output (zero on input).
  * @size:		sizeof(struct mmap3_stats) of the caller
- * @records:		records written to this session's buffer
- * @lost:		records this session lost (full buffer or queue)
+ *
+ * This session:
+ * @records:		records written to its buffer
+ * @lost:		records it lost, the sum of its LOST records' counts
+ *			(and of the one pending), by cause:
+ * @lost_buffer:	... its buffer was full
+ * @lost_queue:		... the module's queue of pending mappings was full
+ *			(these are counted to every enabled session)
+ * @lost_nomem:		... memory for a record or the dump ran out
+ * @lost_dump:		... mappings of processes the dump could not read
  * @bytes:		bytes written to the buffer
  * @buffer_size:	the buffer's size
  * @buffer_used:	bytes waiting to be read
- * @pending:		mappings seen by the hook, not yet resolved (all
- *			sessions)
- * @queue_lost:		mappings the hook could not queue (all sessions)
+ * @captures_held:	capture handles it holds
+ * @captures_refused:	first-seen build-ids given no handle (limits, memory)
+ * @memory:		bytes it holds: buffer and capture bookkeeping
+ *
+ * The module, all sessions:
+ * @pending:		mappings seen by the hook, not yet resolved
+ * @queue_lost:		mappings the hook could not queue
+ * @queue_memory:	bytes of the hook's queues
  * @cache_entries:	per-inode build-id cache: entries in use
  * @cache_capacity:	... its bound (module parameter cache_entries)
  * @cache_hits, @cache_misses, @cache_evictions, @cache_invalidations:
  *			... lookups served, lookups that read the file, entries
- *			dropped for room, entries dropped because their inode
- *			changed
- * @parse:		files read, by enum mmap3_buildid_status
+ *			dropped for room, entries dropped for a newer state of
+ *			their inode
+ * @cache_memory:	... bytes it holds
+ * @reads_cached:	files whose build-id was found in the page cache alone
+ * @reads_slow:		files read from their filesystem (slow readers)
+ * @reads_timeout:	mappings given MMAP3_BUILDID_TIMEOUT
+ * @reads_in_flight:	slow reads running or waiting for a reader now
+ * @parse:		files parsed, by enum mmap3_buildid_status
  */
 struct mmap3_stats {
 	__u32 size;
 	__u32 __reserved;
 	__u64 records;
 	__u64 lost;
+	__u64 lost_buffer;
+	__u64 lost_queue;
+	__u64 lost_nomem;
+	__u64 lost_dump;
 	__u64 bytes;
 	__u64 buffer_size;
 	__u64 buffer_used;
+	__u64 captures_held;
+	__u64 captures_refused;
+	__u64 memory;
 	__u64 pending;
 	__u64 queue_lost;
+	__u64 queue_memory;
 	__u64 cache_entries;
 	__u64 cache_capacity;
 	__u64 cache_hits;
 	__u64 cache_misses;
 	__u64 cache_evictions;
 	__u64 cache_invalidations;
+	__u64 cache_memory;
+	__u64 reads_cached;
+	__u64 reads_slow;
+	__u64 reads_timeout;
+	__u64 reads_in_flight;
 	__u64 parse[16];
 };
 
-#define MMAP3_STATS_SIZE_VER0	240
+#define MMAP3_STATS_SIZE_VER0	344
 #define MMAP3_IOC_GET_STATS	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct mmap3_stats)
 
 /*
- * Capture (ABI 1.2): the exact bytes of a mapped file, even once it is
- * replaced or deleted, through the handle in its first record.  The
- * session holds the file until MMAP3_IOC_CAPTURE_RELEASE or close; at
- * most MMAP3_CAPTURE_MAX handles are held at once (records beyond carry
- * none, and the file is offered again at its next mapping).
+ * Capture: the exact bytes of a mapped file, even once it is replaced or
+ * deleted, through the handle in its first record.  The session holds the
+ * file until MMAP3_IOC_CAPTURE_RELEASE or close; at most MMAP3_CAPTURE_MAX
+ * handles are held at once, and the module's capture_ids bounds how many
+ * build-ids a session remembers as offered (records beyond either carry
+ * none; the file is offered again at a later mapping).  Only bytes the
+ * opener could read itself are handed out: the file is read with the
+ * credentials the device was opened with, after the kernel's permission
+ * check for reading (an execute-only binary gets EACCES).
  *
  * struct mmap3_capture_read - argument of MMAP3_IOC_CAPTURE_READ
  * @size:	sizeof(struct mmap3_capture_read) of the caller
@@ -332,7 +422,8 @@ struct mmap3_stats {
  * @buf:	user buffer address
  * @len:	its length; at most MMAP3_CAPTURE_READ_MAX is read per call
  * Returns the number of bytes read, 0 at the end of the file.  Errors:
- * ENOENT (no such handle), EINVAL, EFAULT, and the file's read errors.
+ * ENOENT (no such handle), EACCES (the opener may not read the file),
+ * EINVAL, EFAULT, ENOMEM, and the file's read errors.
  */
 #define MMAP3_CAPTURE_MAX	4096
 #define MMAP3_CAPTURE_READ_MAX	(1U << 20)
@@ -346,17 +437,8 @@ struct mmap3_capture_read {
 };
 
 #define MMAP3_CAPTURE_READ_SIZE_VER0	32
-#define MMAP3_IOC_CAPTURE_READ	_IOW(MMAP3_IOC_MAGIC, 0x08, struct mmap3_capture_read)
+#define MMAP3_IOC_CAPTURE_READ	_IOWR(MMAP3_IOC_MAGIC, 0x08, struct mmap3_capture_read)
 /* Drop a handle (and the session's reference to the file).  ENOENT. */
 #define MMAP3_IOC_CAPTURE_RELEASE	_IOW(MMAP3_IOC_MAGIC, 0x09, __u32)
-
-#define MMAP3_IOC_MAGIC		0xB3
-
-/*
- * MMAP3_IOC_ABI_VERSION: fill in struct mmap3_abi_version.
- * Errors: EFAULT (bad pointer), EINVAL (size out of range, or non-zero
- * input in an output field or in bytes the module does not know).
- */
-#define MMAP3_IOC_ABI_VERSION	_IOWR(MMAP3_IOC_MAGIC, 0x00, struct mmap3_abi_version)
 
 #endif /* _UAPI_LINUX_MMAP3_H */

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events: what every producer hands down, and the clocks they carry.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+
+#include "internal.h"
+
+/* NMI-safe clocks only: the hook calls this with in_nmi() true. */
+void mmap3_time_now(struct mmap3_time *t)
+{
+	t->local = local_clock();
+	t->mono = ktime_get_mono_fast_ns();
+	t->raw = ktime_get_raw_fast_ns();
+}
+NOKPROBE_SYMBOL(mmap3_time_now);
+
+u32 mmap3_vm_prot(unsigned long vm_flags)
+{
+	return (vm_flags & VM_READ ? PROT_READ : 0) |
+	       (vm_flags & VM_WRITE ? PROT_WRITE : 0) |
+	       (vm_flags & VM_EXEC ? PROT_EXEC : 0);
+}
+NOKPROBE_SYMBOL(mmap3_vm_prot);
+
+/* Process context: fput() may sleep. */
+void mmap3_event_release(struct mmap3_event *ev)
+{
+	fput(ev->file);
+	put_pid(ev->tgid);
+	put_pid(ev->pid);
+}

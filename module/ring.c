@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session's record buffer: one per session, written by every producer
+ * under its lock, read by one reader at a time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "ring.h"
+#include "wrapper/mm.h"
+
+void mmap3_ring_init(struct mmap3_ring *ring)
+{
+	memset(ring, 0, sizeof(*ring));
+	spin_lock_init(&ring->lock);
+}
+
+int mmap3_ring_alloc(struct mmap3_ring *ring, u64 size)
+{
+	void *buf = mmap3_vzalloc_account(size);
+
+	if (!buf)
+		return -ENOMEM;
+	spin_lock(&ring->lock);
+	swap(ring->buf, buf);
+	ring->size = size;
+	ring->head = 0;
+	ring->tail = 0;
+	spin_unlock(&ring->lock);
+	vfree(buf);
+	return 0;
+}
+
+void mmap3_ring_free(struct mmap3_ring *ring)
+{
+	vfree(ring->buf);
+	ring->buf = NULL;
+	ring->size = 0;
+}
+
+u64 mmap3_ring_used(struct mmap3_ring *ring)
+{
+	return ring->head - ring->tail;
+}
+
+/*
+ * Bytes needed to place @size contiguous bytes at the head: @size, plus
+ * the pad to the end of the buffer if they would cross it.
+ */
+static u64 room_needed(const struct mmap3_ring *ring, u64 head, u32 size)
+{
+	u64 to_end = ring->size - (head & (ring->size - 1));
+
+	return size <= to_end ? size : to_end + size;
+}
+
+/* Place @size bytes at the head, padding to the end first if needed. */
+static void *place(struct mmap3_ring *ring, u32 size)
+{
+	u64 off = ring->head & (ring->size - 1);
+	struct mmap3_ring_pad *pad;
+
+	if (size > ring->size - off) {
+		pad = ring->buf + off;
+		pad->type = MMAP3_RING_PAD;
+		pad->size = ring->size - off;
+		ring->head += pad->size;
+		off = 0;
+	}
+	return ring->buf + off;
+}
+
+void *mmap3_ring_reserve(struct mmap3_ring *ring, u32 size, u64 time)
+{
+	u64 free, need, head = ring->head;
+
+	lockdep_assert_held(&ring->lock);
+	if (!ring->size)
+		goto lost;
+	free = ring->size - (head - ring->tail);
+	need = 0;
+	if (ring->lost_pending) {
+		need = room_needed(ring, head, sizeof(struct mmap3_record_lost));
+		head += need;
+	}
+	need += room_needed(ring, head, size);
+	if (need > free)
+		goto lost;
+	if (ring->lost_pending) {
+		struct mmap3_record_lost *lr = place(ring, sizeof(*lr));
+
+		lr->header.type = MMAP3_RECORD_LOST;
+		lr->header.size = sizeof(*lr);
+		lr->header.time = time;
+		lr->lost = ring->lost_pending;
+		ring->head += sizeof(*lr);
+		ring->lost_pending = 0;
+	}
+	return place(ring, size);
+lost:
+	ring->lost_pending++;
+	return NULL;
+}
+
+void mmap3_ring_commit(struct mmap3_ring *ring, u32 size)
+{
+	lockdep_assert_held(&ring->lock);
+	ring->head += size;
+}
+
+void mmap3_ring_lost(struct mmap3_ring *ring, u64 n)
+{
+	lockdep_assert_held(&ring->lock);
+	ring->lost_pending += n;
+}
+
+void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time)
+{
+	struct mmap3_record_lost *lr;
+	u64 lost = ring->lost_pending;
+
+	lockdep_assert_held(&ring->lock);
+	if (!lost || !ring->size)
+		return;
+	if (room_needed(ring, ring->head, sizeof(*lr)) > ring->size - (ring->head - ring->tail))
+		return;
+	lr = place(ring, sizeof(*lr));
+	lr->header.type = MMAP3_RECORD_LOST;
+	lr->header.size = sizeof(*lr);
+	lr->header.time = time;
+	lr->lost = lost;
+	ring->head += sizeof(*lr);
+	ring->lost_pending = 0;
+}
+
+u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail)
+{
+	u64 head;
+
+	spin_lock(&ring->lock);
+	head = ring->head;
+	*tail = ring->tail;
+	spin_unlock(&ring->lock);
+	return head;
+}
+
+const struct mmap3_record_header *mmap3_ring_next(const struct mmap3_ring *ring, u64 *pos,
+						  u64 head)
+{
+	const struct mmap3_ring_pad *pad;
+
+	while (*pos != head) {
+		pad = ring->buf + (*pos & (ring->size - 1));
+		if (pad->type != MMAP3_RING_PAD)
+			return (const void *)pad;
+		*pos += pad->size;
+	}
+	return NULL;
+}
+
+void mmap3_ring_consume(struct mmap3_ring *ring, u64 pos)
+{
+	spin_lock(&ring->lock);
+	ring->tail = pos;
+	spin_unlock(&ring->lock);
+}

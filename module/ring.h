@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A session's record buffer (ring.c).
+ */
+#ifndef MMAP3_RING_H
+#define MMAP3_RING_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/mmap3.h>
+
+/*
+ * Records are contiguous in the buffer: one that would cross its end is
+ * placed at its start, after a pad record covering the rest, which
+ * readers skip (never returned by read()).
+ */
+#define MMAP3_RING_PAD	0
+
+struct mmap3_ring_pad {
+	__u32 type;
+	__u32 size;
+};
+
+/*
+ * Bytes in [tail, head) belong to the reader, which reads them without
+ * the lock and then advances @tail under it; producers write only into
+ * [head, tail + size), under the lock.  Losing a record bumps
+ * @lost_pending; the next record that fits is preceded by a LOST record
+ * carrying the count.
+ */
+struct mmap3_ring {
+	spinlock_t lock;		/* see above */
+	void *buf;
+	u64 size;			/* a power of two, or 0 */
+	u64 head;			/* bytes ever written */
+	u64 tail;			/* bytes ever read */
+	u64 lost_pending;		/* lost since the last LOST record */
+};
+
+void mmap3_ring_init(struct mmap3_ring *ring);
+/* Allocate (charged to the caller's memory cgroup), replacing an empty buffer. */
+int mmap3_ring_alloc(struct mmap3_ring *ring, u64 size);
+void mmap3_ring_free(struct mmap3_ring *ring);
+
+/*
+ * Under ->lock: room for a record of @size bytes (a multiple of
+ * MMAP3_RECORD_ALIGN), after a LOST record stamped @time if records were
+ * lost before it.  Returns where to write it, to be committed with
+ * mmap3_ring_commit() before the lock is dropped; NULL if there is no
+ * room, counted in ->lost_pending.
+ */
+void *mmap3_ring_reserve(struct mmap3_ring *ring, u32 size, u64 time);
+void mmap3_ring_commit(struct mmap3_ring *ring, u32 size);
+/* Under ->lock: count @n lost records. */
+void mmap3_ring_lost(struct mmap3_ring *ring, u64 n);
+/* Under ->lock: write the pending LOST record, if any and if it fits. */
+void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time);
+u64 mmap3_ring_used(struct mmap3_ring *ring);
+
+/*
+ * The reader's side.  mmap3_ring_next() returns the record at *@pos
+ * (skipping pads, moving *@pos) if *@pos is before @head, else NULL;
+ * mmap3_ring_consume() hands the bytes up to @pos back to producers.
+ */
+u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail);
+const struct mmap3_record_header *mmap3_ring_next(const struct mmap3_ring *ring, u64 *pos,
+						  u64 head);
+void mmap3_ring_consume(struct mmap3_ring *ring, u64 pos);
+
+#endif /* MMAP3_RING_H */

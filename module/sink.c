@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sink: the outputs of the enabled sessions, and what every record
+ * goes through on its way into one: the session's filter, its pid
+ * namespace (pids as it sees them), its clock, the kernel-address rule,
+ * its captured files, its buffer and the count of what it lost.
+ *
+ * Records are shared by the outputs: each is copied into an output's
+ * buffer first, and the session's fields are written into that copy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/mman.h>
+#include <linux/mutex.h>
+#include <linux/pid_namespace.h>
+#include <linux/rculist.h>
+#include <linux/timekeeping.h>
+
+#include "sink.h"
+
+/*
+ * The attached outputs.  sink_lock (a mutex: delivering may allocate a
+ * capture handle) serializes attach, detach and delivery; the list is
+ * also walked under RCU by mmap3_sink_wants().
+ */
+static LIST_HEAD(sink_outputs);
+static DEFINE_MUTEX(sink_lock);
+
+/* Mappings the hook could not queue, ever; folded into outputs as they emit. */
+static atomic64_t sink_queue_lost = ATOMIC64_INIT(0);
+
+void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
+		       const struct cred *cred, bool show_kaddr)
+{
+	memset(out, 0, sizeof(*out));
+	INIT_LIST_HEAD(&out->node);
+	mmap3_ring_init(&out->ring);
+	mmap3_capture_init(&out->capture, get_cred(cred));
+	init_waitqueue_head(&out->wait);
+	init_waitqueue_head(&out->room_wait);
+	out->pid_ns = get_pid_ns(pid_ns);
+	out->show_kaddr = show_kaddr;
+	out->queue_lost_seen = atomic64_read(&sink_queue_lost);
+	out->clock = MMAP3_CLOCK_LOCAL;
+	out->filter.size = sizeof(out->filter);
+}
+
+void mmap3_output_destroy(struct mmap3_output *out)
+{
+	mmap3_capture_destroy(&out->capture);
+	put_cred(out->capture.cred);
+	put_pid_ns(out->pid_ns);
+	mmap3_ring_free(&out->ring);
+}
+
+u64 mmap3_output_time(const struct mmap3_output *out, const struct mmap3_time *t)
+{
+	enum tk_offsets offs;
+
+	switch (out->clock) {
+	case CLOCK_MONOTONIC:
+		return t->mono;
+	case CLOCK_MONOTONIC_RAW:
+		return t->raw;
+	case CLOCK_REALTIME:
+		offs = TK_OFFS_REAL;
+		break;
+	case CLOCK_BOOTTIME:
+		offs = TK_OFFS_BOOT;
+		break;
+	case CLOCK_TAI:
+		offs = TK_OFFS_TAI;
+		break;
+	default:
+		return t->local;
+	}
+	/* Offsets now, not at the mmap: a clock step in between shows. */
+	return ktime_to_ns(ktime_mono_to_any(ns_to_ktime(t->mono), offs));
+}
+
+/* Under ->ring.lock: count the hook's queue losses since the last look. */
+static void fold_queue_lost(struct mmap3_output *out)
+{
+	u64 n = atomic64_read(&sink_queue_lost) - out->queue_lost_seen;
+
+	if (n) {
+		out->queue_lost_seen += n;
+		out->lost[MMAP3_LOST_QUEUE] += n;
+		mmap3_ring_lost(&out->ring, n);
+	}
+}
+
+void mmap3_output_lost(struct mmap3_output *out, enum mmap3_loss cause, u64 n)
+{
+	spin_lock(&out->ring.lock);
+	out->lost[cause] += n;
+	mmap3_ring_lost(&out->ring, n);
+	spin_unlock(&out->ring.lock);
+}
+
+/*
+ * Is there room for @size bytes, with a quarter of the buffer left to
+ * live records?  For the dump's wait: unlocked, a hint.
+ */
+static bool room_for_dump(struct mmap3_output *out, u32 size)
+{
+	u64 used = READ_ONCE(out->ring.head) - READ_ONCE(out->ring.tail);
+
+	return used + 2 * size <= out->ring.size - out->ring.size / 4;
+}
+
+/*
+ * Copy @size bytes of @rec into the output's buffer, stamped @time, and
+ * return the copy for the caller to write the session's fields into;
+ * NULL if it was lost.  Returns with ->ring.lock held either way: the
+ * caller commits (or not) and unlocks with output_commit().
+ */
+static void *output_reserve(struct mmap3_output *out, const void *rec, u32 size, u64 time,
+			    bool wait)
+	__acquires(&out->ring.lock)
+{
+	struct mmap3_record_header *copy;
+
+	if (wait && !room_for_dump(out, size)) {
+		/* The reader makes room: it must be awake to. */
+		mmap3_output_wake(out);
+		wait_event_idle(out->room_wait, READ_ONCE(out->closing) ||
+				room_for_dump(out, size));
+	}
+	spin_lock(&out->ring.lock);
+	copy = mmap3_ring_reserve(&out->ring, size, time);
+	if (!copy) {
+		out->lost[MMAP3_LOST_BUFFER]++;
+		return NULL;
+	}
+	memcpy(copy, rec, size);
+	copy->time = time;
+	return copy;
+}
+
+static bool output_commit(struct mmap3_output *out, void *copy, u32 size)
+	__releases(&out->ring.lock)
+{
+	if (copy) {
+		mmap3_ring_commit(&out->ring, size);
+		out->records++;
+		out->bytes += size;
+		out->wake_pending = true;
+	}
+	spin_unlock(&out->ring.lock);
+	return copy;
+}
+
+static bool output_wants(const struct mmap3_output *out, const struct mmap3_event *ev,
+			 pid_t *tgid)
+{
+	const struct mmap3_filter *f = &out->filter;
+	pid_t nr = pid_nr_ns(ev->tgid, out->pid_ns);
+	u32 i;
+
+	if (!nr)
+		return false;		/* not in the session's pid namespace */
+	if (!(ev->prot & PROT_EXEC) && !(f->flags & MMAP3_FILTER_DATA))
+		return false;
+	if (f->nr_pids) {
+		for (i = 0; i < f->nr_pids; i++)
+			if (f->pids[i] == nr)
+				break;
+		if (i == f->nr_pids)
+			return false;
+	}
+	*tgid = nr;
+	return true;
+}
+
+bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
+		       struct mmap3_record_mmap *rec, bool wait)
+{
+	struct mmap3_record_mmap *copy;
+	u32 handle = 0;
+	pid_t tgid;
+
+	if (!output_wants(out, ev, &tgid))
+		return true;
+	if (out->filter.flags & MMAP3_FILTER_CAPTURE)
+		handle = mmap3_capture_offer(&out->capture, ev->file, &rec->build_id);
+	copy = output_reserve(out, rec, rec->header.size, mmap3_output_time(out, &ev->time),
+			      wait);
+	if (copy) {
+		copy->pid = tgid;
+		copy->tid = pid_nr_ns(ev->pid, out->pid_ns);
+		copy->capture = handle;
+	}
+	if (output_commit(out, copy, rec->header.size))
+		return true;
+	if (handle)
+		mmap3_capture_withdraw(&out->capture, handle);
+	return false;
+}
+
+bool mmap3_output_module(struct mmap3_output *out, struct mmap3_record_module *rec,
+			 const struct mmap3_time *t, bool wait)
+{
+	struct mmap3_record_module *copy;
+
+	copy = output_reserve(out, rec, sizeof(*rec), mmap3_output_time(out, t), wait);
+	if (copy && !out->show_kaddr) {
+		copy->text_addr = 0;
+		copy->text_size = 0;
+	}
+	return output_commit(out, copy, sizeof(*rec));
+}
+
+bool mmap3_output_emit(struct mmap3_output *out, struct mmap3_record_header *rec, bool wait)
+{
+	return output_commit(out, output_reserve(out, rec, rec->size, rec->time, wait),
+			     rec->size);
+}
+
+void mmap3_output_wake(struct mmap3_output *out)
+{
+	out->wake_pending = false;
+	wake_up_interruptible(&out->wait);
+}
+
+void mmap3_output_consumed(struct mmap3_output *out)
+{
+	wake_up(&out->room_wait);
+}
+
+void mmap3_output_close(struct mmap3_output *out)
+{
+	WRITE_ONCE(out->closing, true);
+	wake_up(&out->room_wait);
+}
+
+void mmap3_output_flush_lost(struct mmap3_output *out)
+{
+	struct mmap3_time now;
+
+	mmap3_time_now(&now);
+	spin_lock(&out->ring.lock);
+	fold_queue_lost(out);
+	mmap3_ring_flush_lost(&out->ring, mmap3_output_time(out, &now));
+	spin_unlock(&out->ring.lock);
+}
+
+void mmap3_sink_attach(struct mmap3_output *out)
+{
+	mutex_lock(&sink_lock);
+	/* Losses from before are not this session's. */
+	out->queue_lost_seen = atomic64_read(&sink_queue_lost);
+	list_add_tail_rcu(&out->node, &sink_outputs);
+	mutex_unlock(&sink_lock);
+}
+
+void mmap3_sink_detach(struct mmap3_output *out)
+{
+	mutex_lock(&sink_lock);
+	list_del_rcu(&out->node);
+	mutex_unlock(&sink_lock);
+	/* No mmap3_sink_wants() walker is still looking at it. */
+	synchronize_rcu();
+	INIT_LIST_HEAD(&out->node);
+	mmap3_output_flush_lost(out);
+	mmap3_output_wake(out);
+}
+
+bool mmap3_sink_any(void)
+{
+	return !list_empty(&sink_outputs);
+}
+
+bool mmap3_sink_wants(const struct mmap3_event *ev)
+{
+	struct mmap3_output *out;
+	bool wants = false;
+	pid_t tgid;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(out, &sink_outputs, node) {
+		if (output_wants(out, ev, &tgid)) {
+			wants = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return wants;
+}
+
+void mmap3_sink_mmap(const struct mmap3_event *ev, struct mmap3_record_mmap *rec)
+{
+	struct mmap3_output *out;
+
+	mutex_lock(&sink_lock);
+	list_for_each_entry(out, &sink_outputs, node)
+		mmap3_output_mmap(out, ev, rec, false);
+	mutex_unlock(&sink_lock);
+}
+
+void mmap3_sink_module(struct mmap3_record_module *rec, const struct mmap3_time *t)
+{
+	struct mmap3_output *out;
+
+	mutex_lock(&sink_lock);
+	list_for_each_entry(out, &sink_outputs, node) {
+		mmap3_output_module(out, rec, t, false);
+		mmap3_output_wake(out);
+	}
+	mutex_unlock(&sink_lock);
+}
+
+/*
+ * The end of a worker run: what the hook could not queue is counted now,
+ * after the records of what it had queued, which came before the losses.
+ */
+void mmap3_sink_wake(void)
+{
+	struct mmap3_output *out;
+
+	mutex_lock(&sink_lock);
+	list_for_each_entry(out, &sink_outputs, node) {
+		spin_lock(&out->ring.lock);
+		fold_queue_lost(out);
+		spin_unlock(&out->ring.lock);
+		if (out->wake_pending)
+			mmap3_output_wake(out);
+	}
+	mutex_unlock(&sink_lock);
+}
+
+void mmap3_sink_queue_lost(void)
+{
+	atomic64_inc(&sink_queue_lost);
+}
+
+u64 mmap3_sink_queue_lost_count(void)
+{
+	return atomic64_read(&sink_queue_lost);
+}
+
+void mmap3_output_stats(struct mmap3_output *out, struct mmap3_stats *st)
+{
+	spin_lock(&out->ring.lock);
+	fold_queue_lost(out);
+	st->records = out->records;
+	st->lost_buffer = out->lost[MMAP3_LOST_BUFFER];
+	st->lost_queue = out->lost[MMAP3_LOST_QUEUE];
+	st->lost_nomem = out->lost[MMAP3_LOST_NOMEM];
+	st->lost_dump = out->lost[MMAP3_LOST_DUMP];
+	st->lost = st->lost_buffer + st->lost_queue + st->lost_nomem + st->lost_dump;
+	st->bytes = out->bytes;
+	st->buffer_size = out->ring.size;
+	st->buffer_used = mmap3_ring_used(&out->ring);
+	spin_unlock(&out->ring.lock);
+	st->captures_held = READ_ONCE(out->capture.held);
+	st->captures_refused = READ_ONCE(out->capture.refused);
+	st->memory = st->buffer_size + mmap3_capture_memory(&out->capture);
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the selftests of the module share: sessions, their records, ELF
+ * files to map, module parameters.  For kselftest_harness.h tests run as
+ * root inside a test VM.
+ */
+#ifndef MMAP3_SELFTEST_SESSION_H
+#define MMAP3_SELFTEST_SESSION_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mmap3.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "elf_builder.h"
+
+struct records {
+	char *buf;
+	size_t len;
+};
+
+#define for_each_record(r, h)							\
+	for ((h) = (struct mmap3_record_header *)(r)->buf;			\
+	     (char *)(h) < (r)->buf + (r)->len;					\
+	     (h) = (struct mmap3_record_header *)((char *)(h) + (h)->size))
+
+static inline int session_open(void)
+{
+	return open(MMAP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+}
+
+static inline int session_filter(int fd, uint32_t flags, int nr, const pid_t *pids)
+{
+	struct mmap3_filter f = { .size = sizeof(f), .flags = flags, .nr_pids = nr };
+	int i;
+
+	for (i = 0; i < nr; i++)
+		f.pids[i] = pids[i];
+	return ioctl(fd, MMAP3_IOC_SET_FILTER, &f);
+}
+
+/* Append what can be read now (after a flush) to @r. */
+static inline int read_available(int fd, struct records *r)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	int flags = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		r->buf = realloc(r->buf, r->len + n);
+		memcpy(r->buf + r->len, buf, n);
+		r->len += n;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return n < 0 && errno != EAGAIN ? -1 : 0;
+}
+
+/* Has a record of @type arrived? */
+static inline int has_type(struct records *r, uint32_t type)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h)
+		if (h->type == type)
+			return 1;
+	return 0;
+}
+
+/*
+ * Append records to @r until the state dump, which streams in after
+ * MMAP3_IOC_ENABLE, is done (DUMP_DONE arrived); -1 after 20 s.
+ */
+static inline int read_dump(int fd, struct records *r)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int i;
+
+	for (i = 0; i < 200 && !has_type(r, MMAP3_RECORD_DUMP_DONE); i++) {
+		poll(&pfd, 1, 100);
+		if (read_available(fd, r))
+			return -1;
+	}
+	return has_type(r, MMAP3_RECORD_DUMP_DONE) ? 0 : -1;
+}
+
+static inline int flush_and_read(int fd, struct records *r)
+{
+	if (ioctl(fd, MMAP3_IOC_FLUSH))
+		return -1;
+	return read_available(fd, r);
+}
+
+static inline void records_free(struct records *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->len = 0;
+}
+
+/* The first live (not dumped) mapping record of @pid for @path. */
+static inline struct mmap3_record_mmap *find_mmap(struct records *r, pid_t pid, const char *path,
+					   int dump)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MMAP || (pid && (pid_t)m->pid != pid))
+			continue;
+		if (!!(m->flags & MMAP3_MMAP_DUMP) != dump)
+			continue;
+		if (!path || !strcmp(m->path, path))
+			return m;
+	}
+	return NULL;
+}
+
+static inline int count_type(struct records *r, uint32_t type)
+{
+	struct mmap3_record_header *h;
+	int n = 0;
+
+	for_each_record(r, h)
+		n += h->type == type;
+	return n;
+}
+
+static inline int build_id_is(const struct mmap3_build_id *bid, const uint8_t *id, size_t size)
+{
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == size &&
+	       !memcmp(bid->data, id, size);
+}
+
+/* Write an ELF file whose build-id is @size bytes of @fill, noted at @note_off. */
+static inline int write_elf(const char *path, int is64, int msb, uint8_t fill, uint32_t size,
+		     uint64_t note_off, uint8_t *id_out)
+{
+	struct elf e = new_elf(is64, msb, 1, 0);
+	uint8_t id[64];
+	uint64_t end;
+	int fd, ret = -1;
+
+	memset(id, fill, sizeof(id));
+	id[0] = (uint8_t)size;
+	if (id_out)
+		memcpy(id_out, id, size);
+	end = add_buildid(&e, note_off, id, size, 4);
+	add_ph(&e, 0, 4, note_off, end - note_off, 4);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd >= 0 && write(fd, e.buf, e.size) == (ssize_t)e.size)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(e.buf);
+	return ret;
+}
+
+/* mmap @path PROT_READ|PROT_EXEC; the mapping stays. */
+static inline void *map_exec(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p;
+}
+
+/* fork(), for a child that must not outlive the test (killed with it). */
+static inline pid_t fork_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return pid;
+}
+
+/* Load the module at @path with @params ("" for none). */
+static inline int load_ko_params(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static inline int load_ko(const char *path)
+{
+	return load_ko_params(path, "");
+}
+
+/* Unload mmap3 and load it again ($MMAP3_KO) with @params. */
+static inline int reload_mmap3(const char *params)
+{
+	const char *ko = getenv("MMAP3_KO");
+
+	if (!ko || syscall(SYS_delete_module, "mmap3", O_NONBLOCK))
+		return -1;
+	return load_ko_params(ko, params);
+}
+
+/* Write @value to a file such as a sysctl or a module parameter. */
+static inline int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* Test builds: hold the worker back for @ms at each run ("0": not). */
+static inline int set_worker_delay(const char *ms)
+{
+	return write_file("/sys/module/mmap3/parameters/test_worker_delay_ms", ms);
+}
+
+/* The session's statistics; every field but size must be zero going in. */
+static inline int get_stats(int fd, struct mmap3_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, MMAP3_IOC_GET_STATS, st);
+}
+
+#endif /* MMAP3_SELFTEST_SESSION_H */
