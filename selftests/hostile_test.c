@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module under hostile conditions: a FUSE daemon that never answers
+ * READ, an execute-only binary, a file crafted to cost the parser, a
+ * user's file opened O_DIRECT and watched by fanotify, limits on memory,
+ * and a state dump far larger than the buffer.
+ *
+ * Runs as root inside a test VM with the module loaded ($MMAP3_KO); the
+ * FUSE and loop modules of kernels that do not build them in are in
+ * /lib/mmap3/kernel/.
+ */
+#include <signal.h>
+#include <sched.h>
+#include <linux/capability.h>
+#include <sys/fanotify.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <utime.h>
+
+#include "kselftest_harness.h"
+#include "session.h"
+
+#define DIR "/tmp/hostile_test"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Load one of the kernel's own modules the tests need, and what it
+ * depends on (tests/vm/initramfs lists them in NAME.load), unless it is
+ * built in or loaded.
+ */
+static void kernel_module(const char *name)
+{
+	char path[128], line[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/lib/mmap3/kernel/%s.load", name);
+	f = fopen(path, "r");
+	if (!f)
+		return;		/* built in */
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/lib/mmap3/kernel/%s.ko", line);
+		load_ko(path);	/* EEXIST: loaded already */
+	}
+	fclose(f);
+	usleep(100000);		/* devtmpfs makes the nodes */
+}
+
+/* Start the test FUSE daemon on @mnt serving @src; its pid, or -1. */
+static pid_t fusefs_start(const char *mnt, const char *src, const char *opt)
+{
+	char ready[16] = "";
+	int pipefd[2];
+	pid_t pid;
+
+	kernel_module("fuse");
+	mkdir(mnt, 0755);
+	if (pipe(pipefd))
+		return -1;
+	pid = fork_child();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		execl("/selftests/fusefs", "fusefs", mnt, src, opt, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], ready, sizeof(ready) - 1) <= 0 || strncmp(ready, "ready", 5)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+/* Killing the daemon aborts the requests it never answered. */
+static void fusefs_stop(pid_t pid, const char *mnt)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	umount2(mnt, MNT_DETACH);
+}
+
+/* Run @argv, waiting at most @secs; its exit status, or -1 if it hung. */
+static int run_bounded(char *const argv[], int secs)
+{
+	double end = now_s() + secs;
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (now_s() < end) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static int unload_mmap3(void)
+{
+	return syscall(SYS_delete_module, "mmap3", O_NONBLOCK);
+}
+
+/*
+ * A FUSE file whose daemon takes READ requests and never answers: its
+ * mapping's record comes with MMAP3_BUILDID_TIMEOUT after read_timeout_ms,
+ * every other mapping and session flows, FLUSH, ENABLE's dump, DISABLE
+ * and close return in bounded time, and so does rmmod (EBUSY while the
+ * read is stuck).  mmap3 record exits normally.  Once the daemon dies,
+ * the module unloads.
+ */
+TEST(fuse_read_that_never_ends_stalls_nothing)
+{
+	char *record_argv[] = { "mmap3", "record", "-o", DIR "/side.data", "--",
+				"/selftests/mapexec", DIR "/mnt/slow", DIR "/plain0", NULL };
+	struct mmap3_record_mmap *m;
+	struct mmap3_stats st;
+	struct records r = { }, r2 = { };
+	char path[64];
+	uint8_t id[8][20];
+	int fd, fd2, i, rc;
+	pid_t daemon, c, holder;
+	double t;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/slow", 1, 0, 0x5a, 20, 256, NULL));
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), DIR "/plain%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x60 + i, 20, 256, id[i]));
+	}
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	/* A process maps the FUSE file and goes: the read hangs in the daemon. */
+	c = fork_child();
+	if (c == 0)
+		_exit(map_exec(DIR "/mnt/slow") == MAP_FAILED);
+	ASSERT_EQ(c, waitpid(c, &rc, 0));
+	ASSERT_EQ(0, rc);
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), DIR "/plain%d", i);
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	t = now_s();
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	t = now_s() - t;
+	EXPECT_GT(3.0, t) {
+		TH_LOG("FLUSH took %.1f s", t);
+	}
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), DIR "/plain%d", i);
+		m = find_mmap(&r, getpid(), path, 0);
+		ASSERT_NE(NULL, m);
+		EXPECT_TRUE(build_id_is(&m->build_id, id[i], 20));
+	}
+	m = find_mmap(&r, c, DIR "/mnt/slow", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LE(1, st.reads_timeout);
+	EXPECT_LE(1, st.reads_in_flight);
+
+	/* A mapping of it now gets TIMEOUT at once, and so does the dump. */
+	holder = fork_child();
+	if (holder == 0) {
+		if (map_exec(DIR "/mnt/slow") == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(200000);
+	fd2 = session_open();
+	ASSERT_LE(0, fd2);
+	t = now_s();
+	ASSERT_EQ(0, ioctl(fd2, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd2, &r2));
+	EXPECT_GT(3.0, now_s() - t);
+	m = find_mmap(&r2, holder, DIR "/mnt/slow", 1);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
+
+	/* mmap3 record beside a process mapping the hung file exits normally. */
+	EXPECT_EQ(0, run_bounded(record_argv, 20));
+
+	t = now_s();
+	EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	close(fd);
+	close(fd2);
+	EXPECT_GT(3.0, now_s() - t);
+	/* The stuck read holds the module: rmmod says so at once. */
+	t = now_s();
+	EXPECT_EQ(-1, unload_mmap3());
+	EXPECT_TRUE(errno == EWOULDBLOCK || errno == EBUSY);
+	EXPECT_GT(1.0, now_s() - t);
+
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	fusefs_stop(daemon, DIR "/mnt");
+	for (i = 0; i < 100 && unload_mmap3(); i++)
+		usleep(100000);
+	EXPECT_GT(100, i);
+	ASSERT_EQ(0, load_ko(getenv("MMAP3_KO")));
+	records_free(&r);
+	records_free(&r2);
+}
+
+/* In a child: become uid 1000 with exactly CAP_PERFMON (or none). */
+static int become_user(int perfmon)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { };
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setresgid(1000, 1000, 1000) ||
+	    setresuid(1000, 1000, 1000))
+		return -1;
+	if (perfmon)
+		data[1].effective = data[1].permitted = 1u << (CAP_PERFMON - 32);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * An execute-only binary (0711) run by uid 1000: a session opened with
+ * CAP_PERFMON alone gets its record and build-id, and a capture handle
+ * whose read is refused; a session of root reads it byte for byte.
+ */
+TEST(execute_only_binary_not_readable_through_capture)
+{
+	struct mmap3_capture_read rd = { .size = sizeof(rd) };
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	char want[65536], got[65536];
+	int ready[2], go[2], status, fd, src, n;
+	pid_t opener, runner;
+	char byte;
+
+	mkdir(DIR, 0755);
+	src = open("/selftests/spin_v1", O_RDONLY);
+	ASSERT_LE(0, src);
+	n = read(src, want, sizeof(want));
+	close(src);
+	ASSERT_LT(0, n);
+	fd = open(DIR "/xo", O_WRONLY | O_CREAT | O_TRUNC, 0711);
+	ASSERT_LE(0, fd);
+	src = open("/selftests/spin_v1", O_RDONLY);
+	while ((n = read(src, got, sizeof(got))) > 0)
+		ASSERT_EQ(n, write(fd, got, n));
+	close(src);
+	close(fd);
+	ASSERT_EQ(0, chmod(DIR "/xo", 0711));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	/* The opener is uid 1000: let it open the device (0600, root's). */
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 1000, 0));
+
+	opener = fork_child();
+	if (opener == 0) {
+		struct mmap3_record_mmap *xm;
+		int sfd;
+
+		if (become_user(1))
+			_exit(20);
+		sfd = session_open();
+		if (sfd < 0)
+			_exit(21);
+		if (session_filter(sfd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
+		    ioctl(sfd, MMAP3_IOC_ENABLE) || read_dump(sfd, &r))
+			_exit(22);
+		write(ready[1], "r", 1);
+		if (read(go[0], &byte, 1) != 1 || flush_and_read(sfd, &r))
+			_exit(23);
+		xm = find_mmap(&r, 0, DIR "/xo", 0);
+		if (!xm)
+			_exit(24);
+		if (xm->build_id.status != MMAP3_BUILDID_FOUND)
+			_exit(25);
+		if (!xm->capture)
+			_exit(0);	/* no handle: also refused */
+		rd.handle = xm->capture;
+		rd.buf = (uintptr_t)got;
+		rd.len = sizeof(got);
+		if (ioctl(sfd, MMAP3_IOC_CAPTURE_READ, &rd) != -1)
+			_exit(26);
+		_exit(errno == EACCES ? 0 : 27);
+	}
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 0, 0));
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	runner = fork_child();
+	if (runner == 0) {
+		if (become_user(0))
+			_exit(30);
+		execl(DIR "/xo", "xo", "10", (char *)NULL);
+		_exit(31);
+	}
+	ASSERT_EQ(runner, waitpid(runner, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(opener, waitpid(opener, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* Root may read it: the bytes are the file's. */
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, runner, DIR "/xo", 0);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(0, m->capture);
+	rd.handle = m->capture;
+	rd.buf = (uintptr_t)got;
+	rd.len = sizeof(got);
+	rd.offset = 0;
+	n = ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd);
+	ASSERT_LT(0, n);
+	EXPECT_EQ(0, memcmp(want, got, n));
+	close(fd);
+	records_free(&r);
+}
+
+/*
+ * An ELF file with no program headers and 100,000 section headers, none
+ * a note: the module's per-file budget stops the parse
+ * (MMAP3_BUILDID_LIMIT), the answer is cached until the file changes.
+ */
+static int write_costly_elf(const char *path, unsigned int nsh)
+{
+	size_t size = 64 + (size_t)nsh * 64;
+	uint8_t *buf = calloc(1, size);
+	unsigned int i;
+	int fd, ret = -1;
+
+	if (!buf)
+		return -1;
+	memcpy(buf, "\177ELF\2\1\1", 7);
+	buf[16] = 3;				/* ET_DYN */
+	buf[18] = 62;				/* x86-64 */
+	buf[20] = 1;
+	memcpy(buf + 0x28, &(uint64_t){ 64 }, 8);	/* e_shoff */
+	buf[0x34] = 64;				/* e_ehsize */
+	buf[0x3a] = 64;				/* e_shentsize */
+	/* e_shnum 0: the count is in section 0's sh_size. */
+	memcpy(buf + 64 + 32, &(uint64_t){ nsh }, 8);
+	for (i = 1; i < nsh; i++)
+		buf[64 + (size_t)i * 64 + 4] = 1;	/* SHT_PROGBITS */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd >= 0 && write(fd, buf, size) == (ssize_t)size)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+TEST(crafted_file_over_the_budget_is_limit_until_it_changes)
+{
+	struct mmap3_stats s0, s1, s2;
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	int fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_costly_elf(DIR "/costly", 100000));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	ASSERT_EQ(0, get_stats(fd, &s0));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/costly"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/costly"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, get_stats(fd, &s1));
+	m = find_mmap(&r, getpid(), DIR "/costly", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_LIMIT, m->build_id.status);
+	/* Parsed once; the second mapping was served from the cache. */
+	EXPECT_EQ(s0.parse[MMAP3_BUILDID_LIMIT] + 1, s1.parse[MMAP3_BUILDID_LIMIT]);
+	EXPECT_LE(s0.cache_hits + 1, s1.cache_hits);
+
+	/* A change (here only its times) makes it be read again. */
+	usleep(20000);
+	ASSERT_EQ(0, utime(DIR "/costly", NULL));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/costly"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, get_stats(fd, &s2));
+	EXPECT_EQ(s1.parse[MMAP3_BUILDID_LIMIT] + 1, s2.parse[MMAP3_BUILDID_LIMIT]);
+	close(fd);
+	records_free(&r);
+	unlink(DIR "/costly");
+}
+
+static int sh(const char *cmd)
+{
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/*
+ * The module reads a file through an open of its own: the user's file,
+ * opened O_DIRECT on a block filesystem, is not read (whose alignment
+ * rules a small read breaks), and reading raises no fanotify access
+ * event.  The file's pages are dropped first, so it is read from disk.
+ */
+TEST(reads_do_not_disturb_the_users_file)
+{
+	struct fanotify_event_metadata ev[64];
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint8_t id[20];
+	int fd, fan, ufd, i;
+	ssize_t n;
+	void *p;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/disk", 0755);
+	kernel_module("loop");
+	kernel_module("ext4");
+	ASSERT_EQ(0, sh("dd if=/dev/zero of=" DIR "/disk.img bs=1M count=8 2>/dev/null && "
+			"mke2fs -F -q " DIR "/disk.img >/dev/null 2>&1 && "
+			/* devtmpfs makes the loop device's node a moment later */
+			"for i in 1 2 3 4 5 6 7 8 9 10; do "
+			"mount -o loop -t ext2 " DIR "/disk.img " DIR "/disk && break; "
+			"sleep 0.5; done; grep -q \" " DIR "/disk \" /proc/mounts"));
+	ASSERT_EQ(0, write_elf(DIR "/disk/direct", 1, 0, 0x7d, 20, 256, id));
+	sync();
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+
+	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_NONBLOCK, O_RDONLY);
+	ASSERT_LE(0, fan);
+	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS,
+				   AT_FDCWD, DIR "/disk"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	ufd = open(DIR "/disk/direct", O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, ufd);
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, ufd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/disk/direct", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id, 20)) {
+		TH_LOG("status %u", m->build_id.status);
+	}
+	n = read(fan, ev, sizeof(ev));
+	EXPECT_EQ(-1, n) {
+		for (i = 0; n > 0 && i < n / (int)sizeof(ev[0]); i++)
+			TH_LOG("fanotify: mask 0x%llx from pid %d",
+			       (unsigned long long)ev[i].mask, ev[i].pid);
+	}
+	munmap(p, 4096);
+	close(ufd);
+	close(fan);
+	close(fd);
+	records_free(&r);
+	EXPECT_EQ(0, sh("umount " DIR "/disk"));
+}
+
+/*
+ * Memory: the hook's queues exist only while a session is enabled; a
+ * buffer beyond max_buffer_size is refused; buffers are charged to the
+ * opener's memory cgroup; sessions are bounded in number.
+ */
+TEST(memory_is_bounded_and_charged)
+{
+	struct mmap3_stats st;
+	char cur[32] = "";
+	long before, after;
+	int fd, fds[4], i, cg;
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_EQ(0, st.queue_memory);
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 512ull << 20 }));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LT(0, st.queue_memory);
+	EXPECT_LE(st.buffer_size, st.memory);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_EQ(0, st.queue_memory);
+	close(fd);
+
+	/* A cgroup of our own: the buffer shows in its memory.current. */
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	if (!access("/sys/fs/cgroup/cgroup.controllers", F_OK)) {
+		write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+		mkdir("/sys/fs/cgroup/mmap3_test", 0755);
+		ASSERT_EQ(0, write_file("/sys/fs/cgroup/mmap3_test/cgroup.procs", "0"));
+		fd = session_open();
+		ASSERT_LE(0, fd);
+		cg = open("/sys/fs/cgroup/mmap3_test/memory.current", O_RDONLY);
+		ASSERT_LE(0, cg);
+		ASSERT_LT(0, pread(cg, cur, sizeof(cur) - 1, 0));
+		before = atol(cur);
+		ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64ull << 20 }));
+		memset(cur, 0, sizeof(cur));
+		ASSERT_LT(0, pread(cg, cur, sizeof(cur) - 1, 0));
+		after = atol(cur);
+		EXPECT_LE(before + (60l << 20), after) {
+			TH_LOG("memory.current %ld -> %ld", before, after);
+		}
+		close(cg);
+		close(fd);
+		write_file("/sys/fs/cgroup/cgroup.procs", "0");
+		rmdir("/sys/fs/cgroup/mmap3_test");
+	}
+
+	ASSERT_EQ(0, reload_mmap3("max_sessions=3"));
+	for (i = 0; i < 3; i++) {
+		fds[i] = session_open();
+		ASSERT_LE(0, fds[i]);
+	}
+	EXPECT_EQ(-1, session_open());
+	EXPECT_EQ(EMFILE, errno);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	ASSERT_EQ(0, reload_mmap3(""));
+}
+
+/*
+ * The state dump streams while the reader drains: 2000 processes with
+ * 30 executable mappings each besides their own exist before ENABLE,
+ * and with the default 4 MiB buffer nothing is lost.
+ */
+/* Tests that take longer than the harness's default 30 s. */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, dump_of_60000_mappings_streams_without_loss, 900)
+{
+	enum { PROCS = 2000, MAPS = 30 };
+	static pid_t kids[PROCS];
+	struct mmap3_record_header *h;
+	struct mmap3_stats st;
+	struct records r = { };
+	uint64_t ours = 0, lost = 0;
+	int fd, i, j, pipefd[2], ready[2];
+	double t;
+	char c;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/many", 1, 0, 0x3c, 20, 256, NULL));
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, pipe(ready));
+	for (i = 0; i < PROCS; i++) {
+		kids[i] = fork_child();
+		ASSERT_LE(0, kids[i]);
+		if (kids[i] == 0) {
+			for (j = 0; j < MAPS; j++)
+				if (map_exec(DIR "/many") == MAP_FAILED)
+					_exit(1);
+			close(pipefd[1]);
+			write(ready[1], "r", 1);
+			read(pipefd[0], &c, 1);		/* until the parent is done */
+			_exit(0);
+		}
+	}
+	close(pipefd[0]);
+	/* Every child has mapped, and is at rest. */
+	for (i = 0; i < PROCS; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	t = now_s();
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	/* Blocking reads, as a tool's: the dump waits for room meanwhile. */
+	while (!has_type(&r, MMAP3_RECORD_DUMP_DONE)) {
+		static char buf[1 << 20];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		ASSERT_LT(0, n);
+		r.buf = realloc(r.buf, r.len + n);
+		memcpy(r.buf + r.len, buf, n);
+		r.len += n;
+	}
+	t = now_s() - t;
+	for_each_record(&r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type == MMAP3_RECORD_LOST)
+			lost += ((struct mmap3_record_lost *)h)->lost;
+		if (h->type == MMAP3_RECORD_MMAP && (m->flags & MMAP3_MMAP_DUMP) &&
+		    !strcmp(m->path, DIR "/many"))
+			ours++;
+	}
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_EQ((uint64_t)PROCS * MAPS, ours);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, st.lost);
+	for_each_record(&r, h)
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			ksft_print_msg("dump: %llu mappings of %u processes, DUMP_DONE after %.2f s\n",
+				       (unsigned long long)((struct mmap3_record_dump_done *)h)->mappings,
+				       ((struct mmap3_record_dump_done *)h)->tasks, t);
+	close(fd);
+	close(pipefd[1]);
+	for (i = 0; i < PROCS; i++)
+		waitpid(kids[i], NULL, 0);
+	records_free(&r);
+}
+
+TEST_HARNESS_MAIN

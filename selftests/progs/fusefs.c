@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A FUSE filesystem for the selftests, speaking /dev/fuse directly (no
+ * libfuse in the VM): it mounts MOUNTPOINT and shows the regular files of
+ * SRCDIR in its root, read-only, with the inode numbers, generation and
+ * timestamps the test asks for.  It can stop answering READ requests
+ * (SIGUSR1; it reads them and never replies, as a hung or hostile daemon
+ * does) and answer them again (SIGUSR2, for requests that come later).
+ *
+ *   fusefs MOUNTPOINT SRCDIR [--gen N] [--time SECONDS] [--hang]
+ *
+ * Prints "ready" on stdout once mounted, then serves until the
+ * filesystem is unmounted or the daemon is killed (which aborts the
+ * requests it never answered).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define MAX_FILES	64
+#define REQ_MAX		(1 << 20)
+
+struct file {
+	char name[256];
+	int fd;			/* of the source file */
+	uint64_t size;
+	uint32_t mode;
+};
+
+static struct file files[MAX_FILES];
+static int nr_files;
+static uint64_t generation = 1;
+static uint64_t fixed_time;	/* 0: the source files' own */
+static volatile sig_atomic_t hang;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	hang = 1;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	hang = 0;
+}
+
+/* Node 1 is the root; file i is node i + 2, with that inode number. */
+static struct file *node_file(uint64_t nodeid)
+{
+	return nodeid >= 2 && nodeid < 2 + (uint64_t)nr_files ? &files[nodeid - 2] : NULL;
+}
+
+static void fill_attr(struct fuse_attr *a, uint64_t nodeid)
+{
+	struct file *f = node_file(nodeid);
+	struct stat st;
+
+	memset(a, 0, sizeof(*a));
+	a->ino = nodeid;
+	a->nlink = 1;
+	a->blksize = 4096;
+	if (!f) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+		return;
+	}
+	a->mode = f->mode;
+	a->size = f->size;
+	a->blocks = (f->size + 511) / 512;
+	if (fixed_time) {
+		a->atime = a->mtime = a->ctime = fixed_time;
+	} else if (!fstat(f->fd, &st)) {
+		a->atime = st.st_atime;
+		a->mtime = st.st_mtime;
+		a->ctime = st.st_ctime;
+		a->mtimensec = st.st_mtim.tv_nsec;
+		a->ctimensec = st.st_ctim.tv_nsec;
+	}
+}
+
+static int reply(int dev, uint64_t unique, int error, const void *arg, size_t len)
+{
+	struct fuse_out_header out = {
+		.len = sizeof(out) + (error ? 0 : len),
+		.error = error,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ &out, sizeof(out) },
+		{ (void *)arg, error ? 0 : len },
+	};
+
+	return writev(dev, iov, 2) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static void handle(int dev, const struct fuse_in_header *in, const void *arg, char *buf)
+{
+	struct file *f;
+
+	switch (in->opcode) {
+	case FUSE_INIT: {
+		const struct fuse_init_in *ii = arg;
+		struct fuse_init_out io = {
+			.major = FUSE_KERNEL_VERSION,
+			.minor = ii->minor < 31 ? ii->minor : 31,
+			.max_readahead = ii->max_readahead,
+			.max_write = 65536,
+			.max_background = 16,
+			.congestion_threshold = 12,
+		};
+
+		reply(dev, in->unique, 0, &io, sizeof(io));
+		return;
+	}
+	case FUSE_LOOKUP: {
+		struct fuse_entry_out eo = { .generation = generation };
+		int i;
+
+		for (i = 0; i < nr_files; i++)
+			if (in->nodeid == FUSE_ROOT_ID && !strcmp(files[i].name, arg))
+				break;
+		if (i == nr_files) {
+			reply(dev, in->unique, -ENOENT, NULL, 0);
+			return;
+		}
+		eo.nodeid = i + 2;
+		eo.entry_valid = eo.attr_valid = 3600;
+		fill_attr(&eo.attr, eo.nodeid);
+		reply(dev, in->unique, 0, &eo, sizeof(eo));
+		return;
+	}
+	case FUSE_GETATTR: {
+		struct fuse_attr_out ao = { .attr_valid = 3600 };
+
+		fill_attr(&ao.attr, in->nodeid);
+		reply(dev, in->unique, 0, &ao, sizeof(ao));
+		return;
+	}
+	case FUSE_OPEN:
+	case FUSE_OPENDIR: {
+		struct fuse_open_out oo = { .open_flags = FOPEN_KEEP_CACHE };
+
+		reply(dev, in->unique, 0, &oo, sizeof(oo));
+		return;
+	}
+	case FUSE_READ: {
+		const struct fuse_read_in *ri = arg;
+		ssize_t n;
+
+		if (hang)
+			return;		/* read, and never answered */
+		f = node_file(in->nodeid);
+		if (!f) {
+			reply(dev, in->unique, -EISDIR, NULL, 0);
+			return;
+		}
+		n = pread(f->fd, buf, ri->size < REQ_MAX ? ri->size : REQ_MAX, ri->offset);
+		reply(dev, in->unique, n < 0 ? -errno : 0, buf, n < 0 ? 0 : n);
+		return;
+	}
+	case FUSE_READDIR: {
+		const struct fuse_read_in *ri = arg;
+		size_t len = 0;
+		uint64_t i;
+
+		for (i = ri->offset; i < (uint64_t)nr_files; i++) {
+			struct fuse_dirent *d = (void *)(buf + len);
+			size_t nl = strlen(files[i].name);
+			size_t sz = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + nl);
+			if (len + sz > ri->size)
+				break;
+			d->ino = i + 2;
+			d->off = i + 1;
+			d->namelen = nl;
+			d->type = DT_REG;
+			memcpy(d->name, files[i].name, nl);
+			len += sz;
+		}
+		reply(dev, in->unique, 0, buf, len);
+		return;
+	}
+	case FUSE_STATFS: {
+		struct fuse_statfs_out so = { .st = { .bsize = 4096, .namelen = 255 } };
+
+		reply(dev, in->unique, 0, &so, sizeof(so));
+		return;
+	}
+	case FUSE_RELEASE:
+	case FUSE_RELEASEDIR:
+	case FUSE_FLUSH:
+		reply(dev, in->unique, 0, NULL, 0);
+		return;
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		return;			/* no reply */
+	default:
+		reply(dev, in->unique, -ENOSYS, NULL, 0);
+		return;
+	}
+}
+
+static int load_files(const char *src)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && nr_files < MAX_FILES) {
+		struct file *f = &files[nr_files];
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
+		f->fd = fd;
+		f->size = st.st_size;
+		f->mode = S_IFREG | (st.st_mode & 0777);
+		nr_files++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char opts[128], *buf;
+	int dev, i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: fusefs MOUNTPOINT SRCDIR [--gen N] [--time S] [--hang]\n");
+		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--gen") && i + 1 < argc)
+			generation = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--time") && i + 1 < argc)
+			fixed_time = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--hang"))
+			hang = 1;
+	}
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_usr2);
+	if (load_files(argv[2])) {
+		perror(argv[2]);
+		return 1;
+	}
+	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		perror("/dev/fuse");
+		return 1;
+	}
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
+		 dev);
+	if (mount("fusefs", argv[1], "fuse.fusefs", MS_NOSUID | MS_NODEV, opts)) {
+		perror("mount");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	buf = malloc(REQ_MAX + 4096);
+	for (;;) {
+		ssize_t n = read(dev, buf, REQ_MAX + 4096);
+		const struct fuse_in_header *in = (const void *)buf;
+		static char out[REQ_MAX];
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+				continue;
+			return errno == ENODEV ? 0 : 1;	/* unmounted */
+		}
+		if ((size_t)n < sizeof(*in))
+			continue;
+		handle(dev, in, in + 1, out);
+		if (in->opcode == FUSE_DESTROY)
+			return 0;
+	}
+}
