@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Records exactly right: the build-id of what was mapped in every
+ * interleaving of the worker, records consistent with themselves, every
+ * loss counted in the session's clock, paths too long for PATH_MAX, and
+ * kernel facts taken from the kernel, not from the caller's namespace.
+ *
+ * Runs as root inside a test VM with the module loaded ($MMAP3_KO), built
+ * with the test hooks (tests/vm/build-module).
+ */
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "session.h"
+
+#define DIR "/tmp/exact_test"
+
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A child on @cpu that maps @path once, then waits to be killed. */
+static pid_t map_on_cpu(int cpu, const char *path)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		if (pin_to_cpu(cpu) || map_exec(path) == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * P maps F in state S1 on CPU 1; F is rewritten (S2); Q maps F on CPU 0.
+ * The worker, held back, drains CPU 0 first: Q's mapping reads S2 and
+ * caches it, then P's is looked up with S1.  P must get the id of what it
+ * mapped, with S1's mtime, and Q's entry must stay.
+ */
+TEST(older_event_neither_evicts_nor_misreads_a_newer_state)
+{
+	struct mmap3_stats s0, s1;
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	struct stat st1, st2;
+	uint8_t a[20], b[20];
+	pid_t p, q;
+	int fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/f", 1, 0, 0xa1, 20, 256, a));
+	ASSERT_EQ(0, stat(DIR "/f", &st1));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	/* S1 is known: a first mapping read it. */
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/f"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	records_free(&r);
+	ASSERT_EQ(0, get_stats(fd, &s0));
+
+	ASSERT_EQ(0, set_worker_delay("1000"));
+	p = map_on_cpu(1, DIR "/f");
+	usleep(20000);
+	ASSERT_EQ(0, write_elf(DIR "/f", 1, 0, 0xb2, 20, 256, b));
+	ASSERT_EQ(0, stat(DIR "/f", &st2));
+	q = map_on_cpu(0, DIR "/f");
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_EQ(0, get_stats(fd, &s1));
+
+	m = find_mmap(&r, q, DIR "/f", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, b, 20));
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	EXPECT_EQ(st2.st_mtim.tv_sec, m->mtime_sec);
+	EXPECT_EQ(st2.st_mtim.tv_nsec, m->mtime_nsec);
+	m = find_mmap(&r, p, DIR "/f", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, a, 20));
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	/* The mtime of the state whose id it carries. */
+	EXPECT_EQ(st1.st_mtim.tv_sec, m->mtime_sec);
+	EXPECT_EQ(st1.st_mtim.tv_nsec, m->mtime_nsec);
+	EXPECT_EQ(s0.cache_invalidations, s1.cache_invalidations);
+	/* S2 read once, by Q; P was served from the cache. */
+	EXPECT_EQ(s0.parse[MMAP3_BUILDID_FOUND] + 1, s1.parse[MMAP3_BUILDID_FOUND]);
+	reap(p);
+	reap(q);
+	close(fd);
+	records_free(&r);
+}
+
+/* The same order for a file never seen in S1: P's record says CHANGED. */
+TEST(unseen_state_gets_the_current_id_flagged_changed)
+{
+	struct mmap3_stats s0, s1;
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint8_t b[20];
+	pid_t p, q;
+	int fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/g", 1, 0, 0xc3, 20, 256, NULL));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_EQ(0, get_stats(fd, &s0));
+	ASSERT_EQ(0, set_worker_delay("1000"));
+	p = map_on_cpu(1, DIR "/g");
+	usleep(20000);
+	ASSERT_EQ(0, write_elf(DIR "/g", 1, 0, 0xd4, 20, 256, b));
+	q = map_on_cpu(0, DIR "/g");
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_EQ(0, get_stats(fd, &s1));
+	m = find_mmap(&r, q, DIR "/g", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, b, 20));
+	m = find_mmap(&r, p, DIR "/g", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, b, 20));
+	EXPECT_TRUE(m->flags & MMAP3_MMAP_CHANGED);
+	/* Read once: P took Q's entry, evicting nothing. */
+	EXPECT_EQ(s0.parse[MMAP3_BUILDID_FOUND] + 1, s1.parse[MMAP3_BUILDID_FOUND]);
+	EXPECT_EQ(s0.cache_invalidations, s1.cache_invalidations);
+	reap(p);
+	reap(q);
+	close(fd);
+	records_free(&r);
+}
+
+/* While two processes map as fast as they can, KERNEL is still first. */
+TEST(kernel_record_first_under_load)
+{
+	struct mmap3_record_header *h;
+	pid_t storm[2];
+	int i, fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/storm", 1, 0, 0xe5, 20, 256, NULL));
+	for (i = 0; i < 2; i++) {
+		storm[i] = fork_child();
+		if (storm[i] == 0) {
+			pin_to_cpu(i);
+			for (;;)
+				munmap(map_exec(DIR "/storm"), 4096);
+		}
+	}
+	for (i = 0; i < 10; i++) {
+		struct records r = { };
+
+		fd = session_open();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+		ASSERT_EQ(0, read_dump(fd, &r));
+		h = (void *)r.buf;
+		EXPECT_EQ(MMAP3_RECORD_KERNEL, h->type);
+		close(fd);
+		records_free(&r);
+	}
+	reap(storm[0]);
+	reap(storm[1]);
+}
+
+/*
+ * A module unloaded while the dump runs: the dump's LOAD record has the
+ * time it looked, before the live UNLOAD (the test build's
+ * test_dump_delay_ms holds the dump back after it looked).
+ */
+TEST(dumped_module_sorts_before_its_unload)
+{
+	const char *ko = "/lib/mmap3/mmap3_test_module.ko";
+	struct mmap3_record_header *h;
+	struct records r = { };
+	uint64_t load = 0, unload = 0;
+	int fd;
+
+	ASSERT_EQ(0, load_ko(ko));
+	ASSERT_EQ(0, write_file("/sys/module/mmap3/parameters/test_dump_delay_ms", "500"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	usleep(100000);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3_test_module", O_NONBLOCK));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	write_file("/sys/module/mmap3/parameters/test_dump_delay_ms", "0");
+	for_each_record(&r, h) {
+		struct mmap3_record_module *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MODULE_LOAD && h->type != MMAP3_RECORD_MODULE_UNLOAD)
+			continue;
+		if (strcmp(m->name, "mmap3_test_module"))
+			continue;
+		if (h->type == MMAP3_RECORD_MODULE_LOAD && (m->flags & MMAP3_MODULE_DUMP))
+			load = h->time;
+		if (h->type == MMAP3_RECORD_MODULE_UNLOAD)
+			unload = h->time;
+	}
+	ASSERT_NE(0, load);
+	ASSERT_NE(0, unload);
+	EXPECT_LT(load, unload);
+	close(fd);
+	records_free(&r);
+}
+
+/*
+ * A session opened in a chroot: dumped and live records name files from
+ * the same root, the initial one; kernel addresses follow the real
+ * kptr_restrict, not a file planted in the chroot.
+ */
+TEST(chrooted_opener_sees_the_initial_root)
+{
+	struct stat dev;
+	int status, fd;
+	pid_t c;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/root", 0755);
+	mkdir(DIR "/root/dev", 0755);
+	mkdir(DIR "/root/proc", 0755);
+	mkdir(DIR "/root/proc/sys", 0755);
+	mkdir(DIR "/root/proc/sys/kernel", 0755);
+	fd = open(DIR "/root/proc/sys/kernel/kptr_restrict", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, write(fd, "0\n", 2));
+	close(fd);
+	ASSERT_EQ(0, stat(MMAP3_DEVICE_PATH, &dev));
+	unlink(DIR "/root/dev/mmap3");
+	ASSERT_EQ(0, mknod(DIR "/root/dev/mmap3", S_IFCHR | 0600, dev.st_rdev));
+	ASSERT_EQ(0, write_elf(DIR "/root/lib", 1, 0, 0xf6, 20, 256, NULL));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/kptr_restrict", "2"));
+
+	c = fork_child();
+	if (c == 0) {
+		struct mmap3_record_mmap *dumped, *live;
+		struct mmap3_record_header *h;
+		struct records r = { };
+		int fd;
+
+		if (chroot(DIR "/root") || chdir("/") || map_exec("/lib") == MAP_FAILED)
+			_exit(10);
+		fd = session_open();
+		if (fd < 0 || session_filter(fd, 0, 1, &(pid_t){ getpid() }) ||
+		    ioctl(fd, MMAP3_IOC_ENABLE) || read_dump(fd, &r))
+			_exit(11);
+		if (map_exec("/lib") == MAP_FAILED || flush_and_read(fd, &r))
+			_exit(12);
+		dumped = find_mmap(&r, 0, DIR "/root/lib", 1);
+		live = find_mmap(&r, 0, DIR "/root/lib", 0);
+		for_each_record(&r, h)
+			if (h->type == MMAP3_RECORD_MMAP)
+				fprintf(stderr, "# record: %s%s\n", ((struct mmap3_record_mmap *)h)->path,
+					((struct mmap3_record_mmap *)h)->flags & MMAP3_MMAP_DUMP ?
+					" (dump)" : "");
+		if (!dumped)
+			_exit(13);
+		if (!live)
+			_exit(14);
+		for_each_record(&r, h)
+			if (h->type == MMAP3_RECORD_MODULE_LOAD &&
+			    ((struct mmap3_record_module *)h)->text_addr)
+				_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	write_file("/proc/sys/kernel/kptr_restrict", "1");
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* insmod from a chroot without /sys: the kernel's build-id is still read. */
+TEST(kernel_build_id_read_from_the_initial_namespace)
+{
+	struct mmap3_record_kernel *k;
+	struct records r = { };
+	int status, fd;
+	pid_t c;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/empty", 0755);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "mmap3", O_NONBLOCK));
+	c = fork_child();
+	if (c == 0) {
+		int ko = open(getenv("MMAP3_KO"), O_RDONLY | O_CLOEXEC);
+
+		if (ko < 0 || chroot(DIR "/empty") || chdir("/"))
+			_exit(10);
+		_exit(syscall(SYS_finit_module, ko, "", 0) ? 11 : 0);
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	k = (void *)r.buf;
+	ASSERT_EQ(MMAP3_RECORD_KERNEL, k->header.type);
+	EXPECT_EQ(MMAP3_BUILDID_FOUND, k->build_id.status);
+	EXPECT_EQ(20, k->build_id.size);
+	close(fd);
+	records_free(&r);
+}
+
+/*
+ * The hook's queue overflows and the session is disabled right after:
+ * its last records were lost, so it ends with a LOST record, stamped in
+ * its clock, and mapped + lost is every mapping.
+ */
+TEST(last_losses_end_the_session_in_its_clock)
+{
+	const int n = 300;
+	struct mmap3_record_header *h, *last = NULL;
+	struct records r = { };
+	struct timespec t0, t1;
+	uint64_t mapped = 0, lost = 0;
+	int fd, i;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/q", 1, 0, 0x17, 20, 256, NULL));
+	ASSERT_EQ(0, reload_mmap3("queue_len=16"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_CLOCK, &(int){ CLOCK_MONOTONIC }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_EQ(0, set_worker_delay("300"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		munmap(map_exec(DIR "/q"), 4096);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_EQ(0, read_available(fd, &r));
+	for_each_record(&r, h) {
+		if (h->type == MMAP3_RECORD_LOST)
+			lost += ((struct mmap3_record_lost *)h)->lost;
+		if (h->type == MMAP3_RECORD_MMAP && !strcmp(((struct mmap3_record_mmap *)h)->path,
+							    DIR "/q"))
+			mapped++;
+		last = h;
+	}
+	ASSERT_NE(NULL, last);
+	EXPECT_EQ(MMAP3_RECORD_LOST, last->type);
+	EXPECT_LT(0, lost);
+	EXPECT_EQ((uint64_t)n, mapped + lost);
+	EXPECT_LE(t0.tv_sec * 1000000000ull + t0.tv_nsec, last->time);
+	EXPECT_GE(t1.tv_sec * 1000000000ull + t1.tv_nsec, last->time);
+	close(fd);
+	records_free(&r);
+	ASSERT_EQ(0, reload_mmap3(""));
+}
+
+/* A path longer than PATH_MAX: the record comes, with the file's name. */
+TEST(path_longer_than_path_max_is_flagged)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	char name[250];
+	int dir, i, fd, f;
+	void *p;
+
+	mkdir(DIR, 0755);
+	memset(name, 'd', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	dir = open(DIR, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+	for (i = 0; i < 20; i++) {
+		int next;
+
+		mkdirat(dir, name, 0755);
+		next = openat(dir, name, O_RDONLY | O_DIRECTORY);
+		ASSERT_LE(0, next);
+		close(dir);
+		dir = next;
+	}
+	f = openat(dir, "deep", O_RDWR | O_CREAT | O_TRUNC, 0755);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(0, ftruncate(f, 4096));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), "deep", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(m->flags & MMAP3_MMAP_PATH_TRUNCATED);
+	EXPECT_EQ(MMAP3_BUILDID_NOT_ELF, m->build_id.status);
+	munmap(p, 4096);
+	close(f);
+	close(dir);
+	close(fd);
+	records_free(&r);
+}
+
+TEST_HARNESS_MAIN
