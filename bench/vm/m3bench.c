@@ -11,6 +11,11 @@
  *   m3bench rates FILE SECS BUFSZ THREADS RATE...  paced generators + reader
  *   m3bench burst FILE OPS THREADS BUFSZ... unpaced burst + reader
  *   m3bench mem DIR PREFIX N        cache memory after N distinct inodes
+ *   m3bench crafted DIR N           N files of each costly kind (s, p, t)
+ *   m3bench costs DIR N             miss cost of normal (n, from mkelf) and
+ *                                   costly files, interleaved
+ *   m3bench dump FILE PROCS MAPS    PROCS processes mapping FILE MAPS times:
+ *                                   time from ENABLE to DUMP_DONE, losses
  *
  * Each prints "RESULT key=value ..." lines (and "SAMPLES key v v v ..."
  * for distributions); bench/vm/guest runs them and bench/vm/run turns
@@ -696,6 +701,197 @@ static int cmd_mem(const char *dir, const char *prefix, long n)
 	return 0;
 }
 
+/* ---- crafted: the costliest files for the module's parser ---- */
+
+/*
+ * Files made to cost the parser as much as its per-file budget allows,
+ * each with its own inode, beside a normal one (a tiny ELF file with a
+ * build-id, as mkelf makes):
+ *   s  1,200 section headers (about 75 KB), none a note, no program header
+ *   p  1,200 program headers, none a note
+ *   t  a PT_NOTE segment of 64 KiB of empty notes (5,461 of them)
+ */
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+	if (fd < 0)
+		die(path);
+	if (write(fd, buf, len) != (ssize_t)len)
+		die("write");
+	close(fd);
+}
+
+static int cmd_crafted(const char *dir, long n)
+{
+	size_t size = sizeof(Elf64_Ehdr) + 1200 * sizeof(Elf64_Shdr) + (64 << 10);
+	uint8_t *buf = calloc(1, size);
+	Elf64_Ehdr *eh = (void *)buf;
+	char path[4096];
+	long i;
+	int k;
+
+	if (!buf)
+		die("calloc");
+	mkdir(dir, 0755);
+	for (k = 0; k < 3; k++) {
+		size_t len;
+
+		memset(buf, 0, size);
+		memcpy(eh->e_ident, ELFMAG, SELFMAG);
+		eh->e_ident[EI_CLASS] = ELFCLASS64;
+		eh->e_ident[EI_DATA] = ELFDATA2LSB;
+		eh->e_ident[EI_VERSION] = EV_CURRENT;
+		eh->e_type = ET_DYN;
+		eh->e_machine = EM_X86_64;
+		eh->e_version = EV_CURRENT;
+		eh->e_ehsize = sizeof(*eh);
+		if (k == 0) {		/* sections */
+			Elf64_Shdr *sh = (void *)(buf + sizeof(*eh));
+
+			eh->e_shoff = sizeof(*eh);
+			eh->e_shentsize = sizeof(*sh);
+			eh->e_shnum = 1200;
+			for (i = 1; i < 1200; i++)
+				sh[i].sh_type = SHT_PROGBITS;
+			len = sizeof(*eh) + 1200 * sizeof(*sh);
+		} else if (k == 1) {	/* program headers */
+			Elf64_Phdr *ph = (void *)(buf + sizeof(*eh));
+
+			eh->e_phoff = sizeof(*eh);
+			eh->e_phentsize = sizeof(*ph);
+			eh->e_phnum = 1200;
+			for (i = 0; i < 1200; i++)
+				ph[i].p_type = PT_LOAD;
+			len = sizeof(*eh) + 1200 * sizeof(*ph);
+		} else {		/* tiny notes */
+			Elf64_Phdr *ph = (void *)(buf + sizeof(*eh));
+
+			eh->e_phoff = sizeof(*eh);
+			eh->e_phentsize = sizeof(*ph);
+			eh->e_phnum = 1;
+			ph->p_type = PT_NOTE;
+			ph->p_offset = 4096;
+			ph->p_filesz = 64 << 10;
+			ph->p_align = 4;
+			len = 4096 + (64 << 10);
+		}
+		for (i = 0; i < n; i++) {
+			/* Its own bytes: its own inode and page cache. */
+			memcpy(buf + 8, &i, sizeof(i));
+			snprintf(path, sizeof(path), "%s/%c%06ld", dir, "spt"[k], i);
+			write_file(path, buf, len);
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/*
+ * costs: the worker's cost of a miss on each kind of file, interleaved
+ * kind by kind so each sees the same moment of the host: mapped, then
+ * flushed (map_flush), one new file of each kind per round.
+ */
+static int cmd_costs(const char *dir, long n)
+{
+	static const char kinds[] = "nspt";
+	uint64_t *ns[4];
+	struct mmap3_stats st0, st1;
+	struct reader r = { 0 };
+	long i;
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (!(ns[k] = calloc(n, sizeof(uint64_t))))
+			die("calloc");
+	session_start(&r, 0);
+	get_stats(r.fd, &st0);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 4; k++)
+			map_flush(r.fd, dir, kinds[(k + i) % 4], i, &ns[(k + i) % 4][i]);
+	get_stats(r.fd, &st1);
+	printf("RESULT what=costs files=%ld limit=%llu found=%llu\n", n,
+	       (unsigned long long)(st1.parse[MMAP3_BUILDID_LIMIT] - st0.parse[MMAP3_BUILDID_LIMIT]),
+	       (unsigned long long)(st1.parse[MMAP3_BUILDID_FOUND] - st0.parse[MMAP3_BUILDID_FOUND]));
+	for (k = 0; k < 4; k++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "miss_%c_ns", kinds[k]);
+		print_samples(key, ns[k], n);
+		free(ns[k]);
+	}
+	session_stop(&r, &st1);
+	return 0;
+}
+
+/* ---- dump: the state dump of many processes, streamed to a reader ---- */
+
+static int cmd_dump(const char *file, long procs, long maps)
+{
+	struct mmap3_record_header *h;
+	int pipefd[2], fd, done = 0;
+	uint64_t t0, t_done = 0, records = 0, lost = 0, dumped = 0;
+	size_t size = 1 << 20;
+	char *buf = malloc(size), c;
+	pid_t *kids = calloc(procs, sizeof(pid_t));
+	long i, j;
+
+	if (!buf || !kids || pipe(pipefd))
+		die("setup");
+	for (i = 0; i < procs; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			die("fork");
+		if (!kids[i]) {
+			int f = open(file, O_RDONLY | O_CLOEXEC);
+
+			/* Mappings kept, for the dump to find. */
+			for (j = 0; j < maps; j++)
+				if (f < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f,
+						  0) == MAP_FAILED)
+					_exit(1);
+			close(pipefd[1]);
+			if (read(pipefd[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(pipefd[0]);
+	usleep(500000);
+	fd = open(MMAP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(MMAP3_DEVICE_PATH);
+	t0 = now_ns();
+	if (ioctl(fd, MMAP3_IOC_ENABLE))
+		die("MMAP3_IOC_ENABLE");
+	while (!done) {
+		ssize_t n = read(fd, buf, size);
+
+		if (n <= 0)
+			die("read");
+		for (h = (void *)buf; (char *)h < buf + n; h = (void *)((char *)h + h->size)) {
+			records++;
+			if (h->type == MMAP3_RECORD_LOST)
+				lost += ((struct mmap3_record_lost *)h)->lost;
+			if (h->type == MMAP3_RECORD_DUMP_DONE) {
+				t_done = now_ns() - t0;
+				dumped = ((struct mmap3_record_dump_done *)h)->mappings;
+				done = 1;
+			}
+		}
+	}
+	printf("RESULT what=dump procs=%ld maps=%ld dumped=%llu records=%llu lost=%llu ns=%llu\n",
+	       procs, maps, (unsigned long long)dumped, (unsigned long long)records,
+	       (unsigned long long)lost, (unsigned long long)t_done);
+	close(fd);
+	close(pipefd[1]);
+	for (i = 0; i < procs; i++)
+		waitpid(kids[i], NULL, 0);
+	free(kids);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -716,6 +912,12 @@ int main(int argc, char **argv)
 		return cmd_burst(argv[2], atol(argv[3]), atoi(argv[4]), argc - 5, argv + 5);
 	if (argc == 5 && !strcmp(argv[1], "mem"))
 		return cmd_mem(argv[2], argv[3], atol(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "crafted"))
+		return cmd_crafted(argv[2], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "costs"))
+		return cmd_costs(argv[2], atol(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "dump"))
+		return cmd_dump(argv[2], atol(argv[3]), atol(argv[4]));
 	fprintf(stderr, "usage: see bench/vm/m3bench.c\n");
 	return 2;
 }
