@@ -46,7 +46,7 @@ bench:
 	bench/run $(BENCH_ARGS)
 
 demo:
-	demo/run $(DEMO_KERNEL)
+	@demo/run $(DEMO_KERNEL)
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
