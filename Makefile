@@ -60,35 +60,11 @@ dkms-remove:
 	dkms remove -m mmap3/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-# The packages are built from a copy of the tree (what git tracks, plus
-# files not yet added that it does not ignore), so nothing lands in the
-# checkout.  Missing build dependencies are installed when run as root.
+# The packages, in DEB_DIR: debian/make-deb builds them from a copy of
+# the tree (nothing lands in the checkout) and runs lintian.
 DEB_DIR ?= $(CURDIR)/.cache/deb
-# Until the man page lands (userspace/ or docs/mmap3.1, which debian/rules
-# packages as soon as it exists), lintian's no-manual-page is expected.
-LINTIAN_KNOWN := $(if $(wildcard userspace/mmap3.1 docs/mmap3.1),,--suppress-tags no-manual-page)
 deb:
-	@rm -rf $(DEB_DIR)
-	@mkdir -p $(DEB_DIR)/mmap3-$(VERSION)
-	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
-		git ls-files -z -co --exclude-standard | \
-			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh; \
-	else \
-		find . -path ./.cache -prune -o -path ./.git -prune -o -type f -print0; \
-	fi | tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/mmap3-$(VERSION)
-	@cd $(DEB_DIR)/mmap3-$(VERSION) && if ! dpkg-checkbuilddeps 2>/dev/null; then \
-		test "$$(id -u)" -eq 0 || { dpkg-checkbuilddeps; exit 1; }; \
-		echo "make deb: installing the build dependencies"; \
-		DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -q ./ >/dev/null; fi
-	@echo "make deb: dpkg-buildpackage in $(DEB_DIR)/mmap3-$(VERSION)"
-	@cd $(DEB_DIR)/mmap3-$(VERSION) && dpkg-buildpackage -us -uc >../build.log 2>&1 || \
-		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
-	@command -v lintian >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q lintian >/dev/null
-	@echo "make deb: lintian"
-	@lintian --fail-on warning,error --info --display-info $(LINTIAN_KNOWN) \
-		$(DEB_DIR)/mmap3_$(VERSION)_*.changes
-	$(if $(LINTIAN_KNOWN),@echo "make deb: lintian's no-manual-page left out: the tree has no mmap3.1 yet")
-	@ls $(DEB_DIR)/*.deb
+	@debian/make-deb $(DEB_DIR)
 
 print-module-sources:
 	@echo $(MODULE_SOURCES)
