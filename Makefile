@@ -16,6 +16,8 @@
 #   make dkms-install    register with DKMS, build and install for the
 #                        running kernel
 #   make dkms-remove
+#   make deb             the Debian packages mmap3 and mmap3-dkms, in
+#                        .cache/deb (DEB_DIR=...), checked by lintian
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -44,7 +46,7 @@ bench:
 	bench/run $(BENCH_ARGS)
 
 demo:
-	demo/run $(DEMO_KERNEL)
+	@demo/run $(DEMO_KERNEL)
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
@@ -58,6 +60,12 @@ dkms-remove:
 	dkms remove -m mmap3/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+# The packages, in DEB_DIR: debian/make-deb builds them from a copy of
+# the tree (nothing lands in the checkout) and runs lintian.
+DEB_DIR ?= $(CURDIR)/.cache/deb
+deb:
+	@debian/make-deb $(DEB_DIR)
+
 print-module-sources:
 	@echo $(MODULE_SOURCES)
 
@@ -66,4 +74,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check bench demo dkms-install dkms-remove print-module-sources clean
+.PHONY: all module userspace selftests check bench demo dkms-install dkms-remove deb print-module-sources clean

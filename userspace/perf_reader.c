@@ -126,6 +126,13 @@ static int open_pipe(struct perf_reader *r)
 				return err(r, off, "HEADER_FEATURE record of %u bytes, expected 16 or more",
 					   h->size);
 			memcpy(&feat, p, sizeof(feat));
+			/*
+			 * No payload: perf's end-of-features mark, sent with
+			 * its HEADER_LAST_FEATURE, which a newer perf knows as
+			 * a feature (6.1's 32 is 7.x's CPU_DOMAIN_INFO).
+			 */
+			if (h->size == 16)
+				break;
 			if (feat >= 256 || feat == FEAT_COMPRESSED)
 				return err(r, off, feat == FEAT_COMPRESSED ?
 					   "compressed perf.data (perf record -z) is not supported" :

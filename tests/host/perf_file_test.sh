@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The perf.data writer and reader, judged by stock perf: a side file made
+# The perf.data writer and reader, judged by stock perf (every perf of
+# tap_perfs: the release's, and sid's perf 7.x where present): a side file made
 # by side_write must read in perf script and perf buildid-list as
 # intended, and mmap3 dump must show it, or name the offset and the
 # problem in broken copies of it.  Prints TAP.
@@ -34,21 +35,26 @@ patch()
 
 f=$tmp/side.data
 check "side_write writes a side file" "$side_write" "$f"
-perf script -i "$f" --show-mmap-events >"$tmp/script" 2>/dev/null
-check "perf script: kernel map at _text" grep -q 'PERF_RECORD_MMAP -1/0: .*\[kernel.kallsyms\]_text' "$tmp/script"
-check "perf script: module map" grep -q 'PERF_RECORD_MMAP -1/0: \[0xffffffffc0000000(0x4000) @ 0\]: x \[testmod\]' "$tmp/script"
-check "perf script: mapping with its 20-byte build-id" \
-	grep -q 'PERF_RECORD_MMAP2 100/100: \[0x400000(0x2000) @ 0x1000 <101112131415161718191a1b1c1d1e1f20212223>\]: r-xp /usr/bin/prog' "$tmp/script"
-check "perf script: the same path, another build-id, later" \
-	grep -q 'PERF_RECORD_MMAP2 103/103: .*<303132333435363738393a3b3c3d3e3f40414243>.*/usr/bin/prog' "$tmp/script"
-check "perf script: a 32-byte build-id falls back to device and inode" \
-	grep -q 'PERF_RECORD_MMAP2 101/101: \[0x500000(0x2000) @ 0x1000 08:01 1235 0\]: r-xp /usr/lib/libwide.so' "$tmp/script"
-check "perf script: records in time order" \
-	sh -c "grep -o 'PERF_RECORD_MMAP2 10[0-9]' $tmp/script | tr -d '\n' | grep -q '100.*101.*102.*103'"
-perf buildid-list -i "$f" >"$tmp/ids" 2>/dev/null
-check "perf buildid-list: the kernel" grep -q '^a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 \[kernel.kallsyms\]$' "$tmp/ids"
-check "perf buildid-list: the module" grep -q '^b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3 \[testmod\]$' "$tmp/ids"
-check "perf buildid-list: the program" grep -q '/usr/bin/prog$' "$tmp/ids"
+# Judged by each perf (tap_perfs).
+for perf in $(tap_perfs); do
+	by=$(tap_perf_label $perf)
+	check "$by runs" $perf --version
+	$perf script -i "$f" --show-mmap-events >"$tmp/script" 2>/dev/null
+	check "$by script: kernel map at _text" grep -q 'PERF_RECORD_MMAP -1/0: .*\[kernel.kallsyms\]_text' "$tmp/script"
+	check "$by script: module map" grep -q 'PERF_RECORD_MMAP -1/0: \[0xffffffffc0000000(0x4000) @ 0\]: x \[testmod\]' "$tmp/script"
+	check "$by script: mapping with its 20-byte build-id" \
+		grep -q 'PERF_RECORD_MMAP2 100/100: \[0x400000(0x2000) @ 0x1000 <101112131415161718191a1b1c1d1e1f20212223>\]: r-xp /usr/bin/prog' "$tmp/script"
+	check "$by script: the same path, another build-id, later" \
+		grep -q 'PERF_RECORD_MMAP2 103/103: .*<303132333435363738393a3b3c3d3e3f40414243>.*/usr/bin/prog' "$tmp/script"
+	check "$by script: a 32-byte build-id falls back to device and inode" \
+		grep -q 'PERF_RECORD_MMAP2 101/101: \[0x500000(0x2000) @ 0x1000 08:01 1235 0\]: r-xp /usr/lib/libwide.so' "$tmp/script"
+	check "$by script: records in time order" \
+		sh -c "grep -o 'PERF_RECORD_MMAP2 10[0-9]' $tmp/script | tr -d '\n' | grep -q '100.*101.*102.*103'"
+	$perf buildid-list -i "$f" >"$tmp/ids" 2>/dev/null
+	check "$by buildid-list: the kernel" grep -q '^a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 \[kernel.kallsyms\]$' "$tmp/ids"
+	check "$by buildid-list: the module" grep -q '^b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3 \[testmod\]$' "$tmp/ids"
+	check "$by buildid-list: the program" grep -q '/usr/bin/prog$' "$tmp/ids"
+done
 
 "$mmap3" dump "$f" >"$tmp/dump" 2>&1
 check "dump: exit 0" test $? -eq 0

@@ -7,6 +7,12 @@
 #                       end of CMD's output follows as TAP comments
 #   tap_skip REASON     a skipped test
 #   tap_done            the plan; returns non-zero if a test failed
+#   tap_perfs           the perf commands that judge the tests: the
+#                       release's perf, then sid's perf 7.x where it is
+#                       installed ($MMAP3_PERFS: the VMs' /opt/perf7/perf,
+#                       the host's tests/vm/perf7); every check that reads
+#                       a file with perf runs once with each
+#   tap_perf_label PERF "perf 6.1", "perf 7.2": names which perf judged
 
 tap_n=0
 tap_failed=0
@@ -37,4 +43,15 @@ tap_done()
 	rm -f "$tap_log"
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
+}
+
+tap_perfs()
+{
+	echo "${MMAP3_PERFS:-perf}"
+}
+
+tap_perf_label()
+{
+	"$1" --version 2>/dev/null | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/perf \1/p' | grep . ||
+		echo "$1 (does not run)"
 }
