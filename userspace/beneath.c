@@ -41,6 +41,11 @@ static int open_one(int dirfd, const char *name, enum beneath_mode mode)
 	return openat(dirfd, name, DIR_FLAGS | O_NOFOLLOW);
 }
 
+static char *next_slash(char *s)
+{
+	return strchrnul(s, '/');
+}
+
 int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode)
 {
 	char *copy = strdup(rel), *name, *save = NULL;
@@ -54,12 +59,19 @@ int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode)
 	}
 	if (!copy)
 		return -1;
+	/* Every component is checked before anything is created. */
+	for (name = copy; *name; name = *next_slash(name) ? next_slash(name) + 1 : next_slash(name)) {
+		size_t len = (size_t)(next_slash(name) - name);
+
+		if ((len == 1 && name[0] == '.') || (len == 2 && !strncmp(name, "..", 2)) ||
+		    len > NAME_MAX) {
+			free(copy);
+			errno = EINVAL;
+			return -1;
+		}
+	}
 	cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	for (name = strtok_r(copy, "/", &save); cur >= 0 && name; name = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > NAME_MAX) {
-			errno = EINVAL;
-			goto fail;
-		}
 		if (mkdirat(cur, name, 0700) && errno != EEXIST)
 			goto fail;
 		next = open_one(cur, name, mode);

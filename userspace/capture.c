@@ -43,27 +43,41 @@ static int put(char *out, size_t len, size_t *n, unsigned char c, int escape)
 	return 0;
 }
 
-/* One component of @len bytes at @s, escaped, appended to @out. */
+static int escaped(unsigned char c, int dots, int slash_too)
+{
+	return dots || c < 0x20 || c == 0x7f || c == '%' || (slash_too && c == '/');
+}
+
+/*
+ * One component of @len bytes at @s, escaped, appended to @out; one that
+ * would pass NAME_MAX is cut, with a hash of all of it to tell it apart.
+ */
 static int put_component(char *out, size_t size, size_t *n, const char *s, size_t len,
 			 int slash_too)
 {
-	size_t start = *n, i;
-	uint64_t h = 0xcbf29ce484222325ULL;
 	int dots = (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.');
+	size_t i, full = 0, keep;
+	uint64_t h = 0xcbf29ce484222325ULL;
 
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		h = (h ^ c) * 0x100000001b3ULL;
-		if (put(out, size, n, c, dots || c < 0x20 || c == 0x7f || c == '%' ||
-			(slash_too && c == '/')))
-			return -1;
+		full += escaped((unsigned char)s[i], dots, slash_too) ? 3 : 1;
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 	}
-	if (*n - start > NAME_MAX) {
-		*n = start + CUT_AT;
+	keep = full > NAME_MAX ? CUT_AT : full;
+	for (i = 0, full = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int e = escaped(c, dots, slash_too);
+
+		if (full + (e ? 3 : 1) > keep)
+			break;
+		if (put(out, size, n, c, e))
+			return -1;
+		full += e ? 3 : 1;
+	}
+	if (i < len) {
 		if (*n + 18 >= size)
 			return -1;
-		snprintf(out + *n, 19, "~%016llx", (unsigned long long)h);
+		snprintf(out + *n, 18, "~%016llx", (unsigned long long)h);
 		*n += 17;
 	}
 	return 0;
@@ -220,6 +234,25 @@ static int check_existing(int hexfd, const char *elf, const struct mmap3_build_i
 	return ok;
 }
 
+/*
+ * A directory below DIR could not be made: a name planted there (a
+ * symbolic link, a file) costs only this capture; anything else (a full
+ * disk) stops capturing.
+ */
+static int mkdirs_failed(const struct capture *c, const char *rel, const char *path)
+{
+	int err = errno;
+
+	if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
+		fprintf(stderr, "mmap3: %s/%s: a symbolic link or no directory on the way (%s): "
+			"nothing is created through it; %s not captured\n", c->dir, rel,
+			strerror(err), path);
+		return 0;
+	}
+	fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, rel, strerror(err));
+	return -1;
+}
+
 /* Store @src, whose build-id must be @want, for @path. */
 static int store(struct capture *c, const struct source *src, const char *path,
 		 const struct mmap3_build_id *want)
@@ -246,10 +279,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	snprintf(elf, sizeof(elf), "%s/%s/elf", c->dir, dirs);
 
 	xxfd = beneath_mkdirs(c->dirfd, xx, c->mode);
-	if (xxfd < 0) {
-		fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, xx, strerror(errno));
-		return -1;
-	}
+	if (xxfd < 0)
+		return mkdirs_failed(c, xx, path);
 	if (!fstatat(xxfd, hex + 2, &st, AT_SYMLINK_NOFOLLOW)) {
 		c->stats.cached++;
 		ret = 0;
@@ -257,7 +288,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode);
 	if (hexfd < 0) {
-		fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, dirs, strerror(errno));
+		ret = mkdirs_failed(c, dirs, path);
 		goto out;
 	}
 	if (outfile_open_at(&o, hexfd, "elf", elf))
