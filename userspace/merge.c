@@ -534,22 +534,6 @@ static int write_rewritten(struct merge *m, struct perf_writer *w,
 	return perf_writer_record(w, buf);
 }
 
-/* Check a build-id table entry by entry; -1 after printing. */
-static int check_build_ids(struct perf_reader *r, const uint8_t *t, size_t len)
-{
-	struct perf_build_id_entry e;
-	const char *why;
-	size_t off = 0, prev = 0;
-	int ret;
-
-	while ((ret = perf_build_id_next(t, len, &off, &e, &why)) > 0)
-		prev = off;
-	if (ret < 0)
-		fprintf(stderr, "mmap3: %s: the build-id table at offset %zu of its %zu bytes: "
-			"expected %s\n", r->path, prev, len, why);
-	return ret;
-}
-
 /*
  * perf's table, then mmap3's entries: perf keeps the last entry of a
  * name, so mmap3's come after perf's.
@@ -565,12 +549,10 @@ static int merge_build_ids(struct merge *m, struct perf_writer *w)
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 		goto out;
 	}
-	if (perf_reader_feature(&m->side, HEADER_BUILD_ID, &b, &lb)) {
+	if (perf_reader_build_ids(&m->side, &b, &lb)) {
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
 		goto out;
 	}
-	if ((a && check_build_ids(&m->in, a, la)) || (b && check_build_ids(&m->side, b, lb)))
-		goto out;
 	out = malloc(la + lb + 1);
 	if (!out) {
 		err_mem(m->in.path);

@@ -170,7 +170,7 @@ static int check_record(struct perf_reader *r, const struct perf_event_header *h
 			    "(%u of fields, %u of sample_id)", type_str(h->type, t, sizeof(t)),
 			    h->size, min + tail, min, tail);
 	if (name_at && !memchr(p + name_at, 0, h->size - tail - name_at))
-		return fail(r, off + name_at, "the name in the %s record is not NUL-terminated "
+		return fail(r, off + name_at, "the name in the %s record: expected a NUL "
 			    "within its %u bytes", type_str(h->type, t, sizeof(t)),
 			    h->size - tail - name_at);
 
@@ -204,8 +204,8 @@ static int check_record(struct perf_reader *r, const struct perf_event_header *h
 		if (asize < PERF_ATTR_SIZE_VER0 || asize > ATTR_SIZE_MAX ||
 		    asize > h->size - sizeof(*h) || (h->size - sizeof(*h) - asize) % 8)
 			return fail(r, off, "ATTR record of %u bytes with an attr of %u, expected "
-				    "an attr of %u to %u bytes and whole u64 ids after it", h->size,
-				    asize, PERF_ATTR_SIZE_VER0, ATTR_SIZE_MAX);
+				    "an attr of %u to %u bytes inside the record and whole u64 ids "
+				    "after it", h->size, asize, PERF_ATTR_SIZE_VER0, ATTR_SIZE_MAX);
 		break;
 	}
 	case PERF_RECORD_HEADER_FEATURE: {
@@ -248,10 +248,14 @@ static int fill(struct perf_reader *r, uint64_t off, size_t len)
 
 	if (off >= r->buf_off && off - r->buf_off + len <= r->buf_len)
 		return 0;
-	if (r->buf_cap < len || r->buf_cap < BUF_SIZE) {
-		size_t cap = len > BUF_SIZE ? len : BUF_SIZE;
-		uint8_t *n = realloc(r->buf, cap);
+	if (r->buf_cap < len || (r->buf_cap < BUF_SIZE && r->buf_cap < end - off)) {
+		/* Up to 1 MB at a time; no more than a small file needs. */
+		size_t cap = end - off < BUF_SIZE ? (size_t)(end - off) : BUF_SIZE;
+		uint8_t *n;
 
+		if (cap < len)
+			cap = len;
+		n = realloc(r->buf, cap);
 		if (!n)
 			return fail(r, off, "out of memory");
 		r->buf = n;
@@ -810,16 +814,34 @@ int perf_reader_string_feature(struct perf_reader *r, unsigned int bit, char *ou
 
 int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len)
 {
-	if (!r->pipe)
-		return perf_reader_feature(r, HEADER_BUILD_ID, buf, len);
-	*buf = NULL;
-	*len = r->pipe_build_ids_len;
-	if (!*len)
-		return 0;
-	*buf = malloc(*len);
-	if (!*buf)
-		return fail(r, 0, "out of memory");
-	memcpy(*buf, r->pipe_build_ids, *len);
+	struct perf_build_id_entry e;
+	const char *why;
+	size_t off = 0, prev = 0;
+	int ret = 0;
+
+	if (!r->pipe) {
+		if (perf_reader_feature(r, HEADER_BUILD_ID, buf, len))
+			return -1;
+	} else {
+		*buf = NULL;
+		*len = r->pipe_build_ids_len;
+		if (!*len)
+			return 0;
+		*buf = malloc(*len);
+		if (!*buf)
+			return fail(r, 0, "out of memory");
+		memcpy(*buf, r->pipe_build_ids, *len);
+	}
+	/* Entries are read by whoever asked: check them all first. */
+	while (*buf && (ret = perf_build_id_next(*buf, *len, &off, &e, &why)) > 0)
+		prev = off;
+	if (*buf && ret < 0) {
+		free(*buf);
+		*buf = NULL;
+		return fail(r, r->pipe ? 0 : r->feat[HEADER_BUILD_ID].offset + prev,
+			    "build-id table entry %zu bytes into the table of %zu: expected %s",
+			    prev, *len, why);
+	}
 	return 0;
 }
 

@@ -107,7 +107,10 @@ int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit);
 /* A string feature (HOSTNAME, OSRELEASE, ARCH) into @out; 0 if absent or bad. */
 int perf_reader_string_feature(struct perf_reader *r, unsigned int bit, char *out, size_t len);
 
-/* The HEADER_BUILD_ID table in either mode (malloc'd), NULL if none. */
+/*
+ * The HEADER_BUILD_ID table in either mode (malloc'd), NULL if none;
+ * every entry checked (perf_build_id_next() then cannot fail).
+ */
 int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len);
 
 /*
