@@ -11,6 +11,8 @@
 #                        with mmap3 (demo/run; DEMO_KERNEL=5.10|6.1|6.12|7.x)
 #   make check           every test: host tests, style checks, and the
 #                        selftests inside every matrix kernel (tests/check)
+#   make fuzz            every fuzz target, each for FUZZ_SECONDS (default 60)
+#                        in turn (tests/fuzz/run)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
 #   make dkms-install    register with DKMS, build and install for the
@@ -39,6 +41,10 @@ selftests:
 check:
 	tests/check $(CHECK_ARGS)
 
+FUZZ_SECONDS ?= 60
+fuzz:
+	tests/fuzz/run --seconds $(FUZZ_SECONDS)
+
 DEMO_KERNEL ?= 6.1
 bench:
 	bench/run $(BENCH_ARGS)
@@ -66,4 +72,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check bench demo dkms-install dkms-remove print-module-sources clean
+.PHONY: all module userspace selftests check fuzz bench demo dkms-install dkms-remove print-module-sources clean
