@@ -15,6 +15,9 @@
 #                        in turn (tests/fuzz/run)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
+#   make install         the tool and its manual, mmap3(1), under
+#                        $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make uninstall
 #   make dkms-install    register with DKMS, build and install for the
 #                        running kernel
 #   make dkms-remove
@@ -52,6 +55,17 @@ bench:
 demo:
 	demo/run $(DEMO_KERNEL)
 
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+install: userspace
+	install -D -m 0755 userspace/mmap3 $(DESTDIR)$(BINDIR)/mmap3
+	install -D -m 0644 docs/mmap3.1 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
@@ -72,4 +86,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check fuzz bench demo dkms-install dkms-remove print-module-sources clean
+.PHONY: all module userspace selftests check fuzz bench demo install uninstall dkms-install dkms-remove print-module-sources clean
