@@ -196,8 +196,6 @@ static int write_with_trailer(struct merge *m, struct perf_writer *w, const uint
 	uint8_t buf[REC_MAX + 1];
 	struct perf_event_header h;
 
-	if (body_size + m->in.id.size > REC_MAX)
-		return 0;
 	memcpy(buf, body, body_size);
 	memset(buf + body_size, 0, m->in.id.size);
 	sample_id_write(&m->in.id, buf + body_size, id);
@@ -497,7 +495,8 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 		const struct side_rec *r = &m->recs[m->order[m->due++]];
 		struct sample_id id = r->id;
 
-		if (r->matched)
+		/* Matched, or too long for a record with the input's trailer. */
+		if (r->matched || r->body_size + m->in.id.size > REC_MAX)
 			continue;
 		id.id = 0;	/* perf's first event: "synthesized events have an id of zero" */
 		if (write_with_trailer(m, w, r->body, r->body_size, &id))
