@@ -11,8 +11,13 @@
 #                        with mmap3 (demo/run; DEMO_KERNEL=5.10|6.1|6.12|7.x)
 #   make check           every test: host tests, style checks, and the
 #                        selftests inside every matrix kernel (tests/check)
+#   make fuzz            every fuzz target, each for FUZZ_SECONDS (default 60)
+#                        in turn (tests/fuzz/run)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
+#   make install         the tool and its manual, mmap3(1), under
+#                        $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make uninstall
 #   make dkms-install    register with DKMS, build and install for the
 #                        running kernel
 #   make dkms-remove
@@ -41,12 +46,27 @@ selftests:
 check:
 	tests/check $(CHECK_ARGS)
 
+FUZZ_SECONDS ?= 60
+fuzz:
+	tests/fuzz/run --seconds $(FUZZ_SECONDS)
+
 DEMO_KERNEL ?= 6.1
 bench:
 	bench/run $(BENCH_ARGS)
 
 demo:
 	@demo/run $(DEMO_KERNEL)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+install: userspace
+	install -D -m 0755 userspace/mmap3 $(DESTDIR)$(BINDIR)/mmap3
+	install -D -m 0644 docs/mmap3.1 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(DESTDIR)$(MANDIR)/man1/mmap3.1
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
@@ -74,4 +94,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check bench demo dkms-install dkms-remove deb print-module-sources clean
+.PHONY: all module userspace selftests check fuzz bench demo install uninstall dkms-install dkms-remove deb print-module-sources clean

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * userspace/capture.c - store captured files in perf's build-id cache
- * layout, verifying each stored file's build-id.
+ * layout, beneath the capture directory only, verifying each stored
+ * file's build-id.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,40 +10,149 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "device.h"
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
+#include "outfile.h"
 
-/* mkdir -p of the directory part of @path. */
-static int make_dirs(char *path)
-{
-	char *p;
-
-	for (p = path + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			fprintf(stderr, "mmap3: cannot create %s: %s\n", path, strerror(errno));
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
+#define MEMFD_PREFIX	"/memfd:"
+/* A component cut to fit NAME_MAX keeps this much, then "~" and a hash. */
+#define CUT_AT		200
 
 /* The parser's window: most ids in one read. */
 static unsigned char win[65536];
 
-static void release(int fd, uint32_t handle)
+/* Append @c to @out as itself or %XX; 0, or -1 when full. */
+static int put(char *out, size_t len, size_t *n, unsigned char c, int escape)
 {
-	ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &handle);
+	if (escape) {
+		if (*n + 3 >= len)
+			return -1;
+		snprintf(out + *n, 4, "%%%02X", c);
+		*n += 3;
+		return 0;
+	}
+	if (*n + 1 >= len)
+		return -1;
+	out[(*n)++] = (char)c;
+	out[*n] = 0;
+	return 0;
 }
 
-/* Where copy_out() reads the stored file from: a capture handle or a file. */
+static int escaped(unsigned char c, int dots, int slash_too)
+{
+	return dots || c < 0x20 || c == 0x7f || c == '%' || (slash_too && c == '/');
+}
+
+/*
+ * One component of @len bytes at @s, escaped, appended to @out; one that
+ * would pass NAME_MAX is cut, with a hash of all of it to tell it apart.
+ */
+static int put_component(char *out, size_t size, size_t *n, const char *s, size_t len,
+			 int slash_too)
+{
+	int dots = (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.');
+	size_t i, full = 0, keep;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (i = 0; i < len; i++) {
+		full += escaped((unsigned char)s[i], dots, slash_too) ? 3 : 1;
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	}
+	keep = full > NAME_MAX ? CUT_AT : full;
+	for (i = 0, full = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int e = escaped(c, dots, slash_too);
+
+		if (full + (e ? 3 : 1) > keep)
+			break;
+		if (put(out, size, n, c, e))
+			return -1;
+		full += e ? 3 : 1;
+	}
+	if (i < len) {
+		if (*n + 18 >= size)
+			return -1;
+		snprintf(out + *n, 18, "~%016llx", (unsigned long long)h);
+		*n += 17;
+	}
+	return 0;
+}
+
+int capture_relpath(const char *path, char *out, size_t len)
+{
+	const char *p = path, *end;
+	size_t n = 0;
+
+	if (!len)
+		return -1;
+	out[0] = 0;
+	/* memfd_create() takes any name, "/" and ".." too: keep it one component. */
+	if (!strncmp(path, MEMFD_PREFIX, strlen(MEMFD_PREFIX)))
+		return put_component(out, len, &n, path + 1, strlen(path + 1), 1);
+	while (*p) {
+		end = strchrnul(p, '/');
+		if (end > p && !(end - p == 1 && p[0] == '.')) {
+			if ((n && put(out, len, &n, '/', 0)) ||
+			    put_component(out, len, &n, p, (size_t)(end - p), 0))
+				return -1;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!n)
+		return put_component(out, len, &n, "%", 1, 0);	/* "/" or "": "%25" */
+	return 0;
+}
+
+int capture_open(struct capture *c, const char *dir)
+{
+	char *copy = strdup(dir), *p;
+
+	memset(c, 0, sizeof(*c));
+	c->dir = dir;
+	c->dirfd = -1;
+	if (!copy || !*dir) {
+		fprintf(stderr, "mmap3: '%s': %s\n", dir, copy ? "not a directory name" :
+			"out of memory");
+		free(copy);
+		return -1;
+	}
+	/* DIR itself is the user's: mkdir -p it as given. */
+	for (p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(copy, 0755) && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(copy, 0700) && errno != EEXIST)
+		goto fail;
+	free(copy);
+	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dirfd < 0) {
+		fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "mmap3: cannot create %s: %s\n", copy, strerror(errno));
+	free(copy);
+	return -1;
+}
+
+void capture_close(struct capture *c)
+{
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+	c->dirfd = -1;
+}
+
+/* Where the stored file is read from: a capture handle or a file. */
 struct source {
 	int fd;			/* the device, or the file */
 	uint32_t handle;	/* 0: read the file @fd with pread() */
@@ -51,157 +161,204 @@ struct source {
 
 static long source_read(const struct source *src, void *buf, size_t len, uint64_t off)
 {
-	struct mmap3_capture_read rd = {
-		.size = sizeof(rd),
-		.handle = src->handle,
-		.buf = (uintptr_t)buf,
-		.len = len,
-		.offset = off,
-	};
 	long n;
 
-	if (!src->handle) {
-		n = pread(src->fd, buf, len, (off_t)off);
-		return n < 0 ? -errno : n;
-	}
-	n = ioctl(src->fd, MMAP3_IOC_CAPTURE_READ, &rd);
+	if (src->handle)
+		return mmap3_device_capture_read(src->fd, src->handle, buf, len, off);
+	n = pread(src->fd, buf, len, (off_t)off);
 	return n < 0 ? -errno : n;
 }
 
-/* A short write is retried, so a full disk shows as ENOSPC. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Copy @src to @tmp; returns its size or -1. */
-static long long copy_out(const struct source *src, const char *tmp, struct capture_stats *st)
+/* Copy @src into the new file @o; returns its size or -1. */
+static long long copy_out(const struct source *src, struct outfile *o, struct capture_stats *st)
 {
 	static char buf[MMAP3_CAPTURE_READ_MAX];
-	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	uint64_t off = 0;
 	long n;
 
-	if (out < 0) {
-		fprintf(stderr, "mmap3: cannot create %s: %s\n", tmp, strerror(errno));
-		return -1;
-	}
 	while ((n = source_read(src, buf, sizeof(buf), off)) > 0) {
-		if (write_all(out, buf, (size_t)n)) {
-			fprintf(stderr, "mmap3: %s: writing at offset %llu: %s\n", tmp,
-				(unsigned long long)off, strerror(errno));
-			close(out);
-			unlink(tmp);
-			return -1;
+		const char *p = buf;
+		size_t left = (size_t)n;
+
+		while (left) {
+			ssize_t w = write(o->fd, p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				fprintf(stderr, "mmap3: %s: cannot write at offset %llu: %s\n",
+					o->path, (unsigned long long)(off + (uint64_t)(p - buf)),
+					strerror(w < 0 ? errno : EIO));
+				return -1;
+			}
+			p += w;
+			left -= (size_t)w;
 		}
-		off += n;
-		st->bytes += n;
+		off += (uint64_t)n;
+		st->bytes += (uint64_t)n;
 	}
 	if (n < 0) {
 		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
 			(unsigned long long)off, strerror((int)-n));
-		close(out);
-		unlink(tmp);
-		return -1;
-	}
-	if (close(out)) {
-		fprintf(stderr, "mmap3: %s: cannot write at offset %llu: %s\n", tmp,
-			(unsigned long long)off, strerror(errno));
-		unlink(tmp);
 		return -1;
 	}
 	return (long long)off;
 }
 
-/* Store @src, whose build-id must be @want, as @path under @dir. */
-static int store(const struct source *src, const char *path, const struct mmap3_build_id *want,
-		 const char *dir, struct capture_stats *st)
+/* Is the file @fd's build-id @want? */
+static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want,
+			struct elf_buildid *bid)
 {
-	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], elf[PATH_MAX], tmp[PATH_MAX + 8];
-	char link[PATH_MAX], target[PATH_MAX];
-	const char *rel = path[0] == '/' ? path + 1 : path;
-	struct elf_buildid bid;
-	long long size;
-	int i, in;
+	elf_buildid_parse_buf(elf_buildid_fd_read, &fd, size, bid, win, sizeof(win));
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
+	       !memcmp(bid->id, want->data, bid->size);
+}
 
+/* An "elf" that was there already: kept if it is this build's. */
+static int check_existing(int hexfd, const char *elf, const struct mmap3_build_id *want)
+{
+	struct elf_buildid bid;
+	struct stat st;
+	int fd = openat(hexfd, "elf", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "mmap3: %s exists and is not a regular file; not captured\n", elf);
+		return 0;
+	}
+	ok = has_build_id(fd, (uint64_t)st.st_size, want, &bid);
+	close(fd);
+	if (!ok)
+		fprintf(stderr, "mmap3: %s exists with another build-id; not replaced\n", elf);
+	return ok;
+}
+
+/*
+ * A directory below DIR could not be made: a name planted there (a
+ * symbolic link, a file) costs only this capture; anything else (a full
+ * disk) stops capturing.
+ */
+static int mkdirs_failed(const struct capture *c, const char *rel, const char *path)
+{
+	int err = errno;
+
+	if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
+		fprintf(stderr, "mmap3: %s/%s: a symbolic link or no directory on the way (%s): "
+			"nothing is created through it; %s not captured\n", c->dir, rel,
+			strerror(err), path);
+		return 0;
+	}
+	fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, rel, strerror(err));
+	return -1;
+}
+
+/* Store @src, whose build-id must be @want, for @path. */
+static int store(struct capture *c, const struct source *src, const char *path,
+		 const struct mmap3_build_id *want)
+{
+	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
+	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16];
+	struct elf_buildid bid;
+	struct outfile o;
+	struct stat st;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked;
+	long long size;
+
+	if (want->status != MMAP3_BUILDID_FOUND || !want->size)
+		return 0;
 	for (i = 0; i < want->size; i++)
 		sprintf(hex + 2 * i, "%02x", want->data[i]);
-	if (snprintf(elf, sizeof(elf), "%s/%s/%s/elf", dir, rel, hex) >= (int)sizeof(elf) ||
-	    snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", dir, hex, hex + 2) >=
-	    (int)sizeof(link) ||
+	snprintf(xx, sizeof(xx), ".build-id/%.2s", hex);
+	if (capture_relpath(path, rel, sizeof(rel)) ||
+	    snprintf(dirs, sizeof(dirs), "%s/%s", rel, hex) >= (int)sizeof(dirs) ||
 	    snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target)) {
 		fprintf(stderr, "mmap3: %s: path too long for the capture directory\n", path);
 		return -1;
 	}
-	if (!access(link, F_OK)) {
-		st->cached++;
-		return 0;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", elf);
-	if (make_dirs(elf) || make_dirs(link))
-		return -1;
-	size = copy_out(src, tmp, st);
-	if (size < 0)
-		return -1;
+	snprintf(elf, sizeof(elf), "%s/%s/elf", c->dir, dirs);
 
-	/* The stored bytes must be the mapped build's. */
-	in = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		fprintf(stderr, "mmap3: %s: %s\n", tmp, strerror(errno));
-		return -1;
+	xxfd = beneath_mkdirs(c->dirfd, xx, c->mode);
+	if (xxfd < 0)
+		return mkdirs_failed(c, xx, path);
+	if (!fstatat(xxfd, hex + 2, &st, AT_SYMLINK_NOFOLLOW)) {
+		c->stats.cached++;
+		ret = 0;
+		goto out;
 	}
-	elf_buildid_parse_buf(elf_buildid_fd_read, &in, (__u64)size, &bid, win, sizeof(win));
-	close(in);
-	if (bid.status != MMAP3_BUILDID_FOUND || bid.size != want->size ||
-	    memcmp(bid.id, want->data, bid.size)) {
+	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode);
+	if (hexfd < 0) {
+		ret = mkdirs_failed(c, dirs, path);
+		goto out;
+	}
+	if (outfile_open_at(&o, hexfd, "elf", elf))
+		goto out;
+	size = copy_out(src, &o, &c->stats);
+	if (size < 0) {
+		outfile_abort(&o);
+		goto out;
+	}
+	/* The stored bytes must be the mapped build's. */
+	if (!has_build_id(o.fd, (uint64_t)size, want, &bid)) {
+		char status[32];
+
 		fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n",
 			path, bid.status == MMAP3_BUILDID_FOUND ? "another build-id" :
-			elf_buildid_status_str(bid.status));
-		unlink(tmp);
-		st->changed++;
-		return 0;
+			mmap3_status_str(bid.status, status, sizeof(status)));
+		outfile_abort(&o);
+		c->stats.changed++;
+		ret = 0;
+		goto out;
 	}
-	if (rename(tmp, elf) || (symlink(target, link) && errno != EEXIST)) {
-		fprintf(stderr, "mmap3: storing %s in %s: %s\n", path, dir, strerror(errno));
-		unlink(tmp);
-		return -1;
+	linked = outfile_commit(&o);
+	if (linked < 0)
+		goto out;
+	if (linked == OUTFILE_EXISTED && !check_existing(hexfd, elf, want)) {
+		ret = 0;
+		goto out;
 	}
-	st->stored++;
-	return 0;
-}
-
-int capture_store(int fd, const struct mmap3_record_mmap *m, const char *dir,
-		  struct capture_stats *st)
-{
-	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path };
-	int ret = store(&src, m->path, &m->build_id, dir, st);
-
-	release(fd, m->capture);
+	/* symlinkat() never follows: a name planted there stays as it is. */
+	if (symlinkat(target, xxfd, hex + 2) && errno != EEXIST) {
+		fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2, strerror(errno));
+		goto out;
+	}
+	if (linked == OUTFILE_EXISTED)
+		c->stats.cached++;
+	else
+		c->stats.stored++;
+	ret = 0;
+out:
+	if (hexfd >= 0)
+		close(hexfd);
+	if (xxfd >= 0)
+		close(xxfd);
 	return ret;
 }
 
-int capture_store_file(const char *path, const struct mmap3_build_id *bid, const char *dir,
-		       struct capture_stats *st)
+int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
+{
+	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path };
+	int ret = store(c, &src, m->path, &m->build_id);
+
+	mmap3_device_capture_release(fd, m->capture);
+	return ret;
+}
+
+int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid)
 {
 	struct source src = { .path = path };
+	struct stat st;
 	int ret;
 
-	src.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (src.fd < 0) {
-		fprintf(stderr, "mmap3: cannot capture %s: %s\n", path, strerror(errno));
+	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (src.fd < 0 || fstat(src.fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "mmap3: cannot capture %s: %s\n", path,
+			src.fd < 0 ? strerror(errno) : "not a regular file");
+		if (src.fd >= 0)
+			close(src.fd);
 		return -1;
 	}
-	ret = store(&src, path, bid, dir, st);
+	ret = store(c, &src, path, bid);
 	close(src.fd);
 	return ret;
 }

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * userspace/capture.h - mmap3 record --capture: store the exact bytes of
- * each newly seen build-id's file in perf's build-id cache layout.
+ * userspace/capture.h - mmap3 record --capture DIR: store the exact bytes
+ * of each newly seen build-id's file in perf's build-id cache layout,
+ *
+ *	DIR/PATH/BUILD-ID/elf
+ *	DIR/.build-id/XX/REST -> ../../PATH/BUILD-ID
+ *
+ * creating every file and link beneath DIR only.  PATH is the mapped
+ * file's path, which the mapping process chooses (a memfd's name is free
+ * text, "/memfd:../../x" included), so it is made a relative path of
+ * plain components first (capture_relpath()); perf finds the file by the
+ * .build-id link, whatever PATH is.
  */
 #ifndef MMAP3_CAPTURE_H
 #define MMAP3_CAPTURE_H
 
 #include <linux/mmap3.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "beneath.h"
 
 struct capture_stats {
 	uint64_t stored;	/* files written */
@@ -16,22 +28,37 @@ struct capture_stats {
 	uint64_t bytes;
 };
 
+struct capture {
+	const char *dir;	/* as given, for messages */
+	int dirfd;
+	enum beneath_mode mode;
+	struct capture_stats stats;
+};
+
+/* Create (mkdir -p) and open DIR.  Returns 0, or -1 after printing. */
+int capture_open(struct capture *c, const char *dir);
+void capture_close(struct capture *c);
+
 /*
- * Store the file behind @m->capture (read through @fd) under @dir as
- * perf buildid-cache -a would:
- *	DIR/PATH/BUILD-ID/elf
- *	DIR/.build-id/XX/REST -> ../../PATH/BUILD-ID
- * and release the handle.  Returns 0, or -1 after printing one line
- * (e.g. disk full).
+ * Store the file behind the capture handle @m->capture, read through the
+ * session @fd, and release the handle.  Returns 0, or -1 after printing
+ * one line (e.g. a full disk).
  */
-int capture_store(int fd, const struct mmap3_record_mmap *m, const char *dir,
-		  struct capture_stats *st);
+int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m);
 
 /*
  * The same for a file read from @path, e.g. a module's .ko found by
  * userspace/kmod.c: stored only if its build-id is @bid.
  */
-int capture_store_file(const char *path, const struct mmap3_build_id *bid, const char *dir,
-		       struct capture_stats *st);
+int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid);
+
+/*
+ * The relative path under DIR for the mapped file @path: components
+ * without "/", never "", "." or "..", each at most NAME_MAX bytes; '%',
+ * control characters and such components escaped as %XX; a memfd's whole
+ * name one component ("/memfd:a/b" is "memfd:a%2Fb").  Returns 0, or -1
+ * if it does not fit in @len.
+ */
+int capture_relpath(const char *path, char *out, size_t len);
 
 #endif /* MMAP3_CAPTURE_H */

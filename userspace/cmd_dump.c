@@ -1,249 +1,298 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * userspace/cmd_dump.c - mmap3 dump: what a perf.data file (a side file
- * or perf's own) holds, as text or JSON.
+ * or perf's own) holds, as text or JSON.  Names come from other processes
+ * and are escaped (escape.c); a damaged file ends the dump with one line
+ * naming the offset and what was expected, and exit status 1.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
-#include "perf_file.h"
-#include "perf_reader.h"
+#include "escape.h"
+#include "perf/reader.h"
 
 struct dumper {
+	FILE *f;
 	int json;
-	int first;		/* no record printed yet (JSON commas) */
-	uint64_t sample_type;
-	int sample_id_all;
+	int first;		/* no element of the list printed yet (JSON commas) */
 };
 
-static const char *type_name(uint32_t type)
-{
-	static const char * const names[] = {
-		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
-		[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
-		[PERF_RECORD_THROTTLE] = "THROTTLE", [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-		[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ",
-		[PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
-	};
-
-	if (type < sizeof(names) / sizeof(names[0]) && names[type])
-		return names[type];
-	if (type == PERF_RECORD_HEADER_BUILD_ID)
-		return "HEADER_BUILD_ID";
-	if (type == 68)
-		return "FINISHED_ROUND";
-	return NULL;
-}
-
-static void json_string(const char *s, size_t max)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void hex(const uint8_t *p, size_t n)
+static void hex(FILE *f, const uint8_t *p, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		printf("%02x", p[i]);
+		fprintf(f, "%02x", p[i]);
 }
 
-/* The time in a non-sample record's sample_id trailer, if it has one. */
-static int trailer_time(const struct dumper *d, const struct perf_event_header *h,
-			uint64_t *time)
+static void string(const struct dumper *d, const char *s, size_t max)
 {
-	unsigned int after = 0;
-
-	if (!d->sample_id_all || !(d->sample_type & PERF_SAMPLE_TIME) ||
-	    h->type == PERF_RECORD_SAMPLE || h->type >= 64)
-		return 0;
-	after += !!(d->sample_type & PERF_SAMPLE_ID);
-	after += !!(d->sample_type & PERF_SAMPLE_STREAM_ID);
-	after += !!(d->sample_type & PERF_SAMPLE_CPU);
-	after += !!(d->sample_type & PERF_SAMPLE_IDENTIFIER);
-	if (h->size < sizeof(*h) + 8 * (after + 1))
-		return 0;
-	memcpy(time, (const uint8_t *)h + h->size - 8 * (after + 1), 8);
-	return 1;
+	if (d->json)
+		escape_json(d->f, s, max);
+	else
+		escape_text(d->f, s, max);
 }
 
-static void dump_record(struct dumper *d, const struct perf_event_header *h, uint64_t off)
+/* ", "key": " in JSON, " " in text. */
+static void key(const struct dumper *d, const char *name)
 {
-	const char *name = type_name(h->type);
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	uint64_t time;
-	int has_time = trailer_time(d, h, &time);
+	if (d->json)
+		fprintf(d->f, ", \"%s\": ", name);
+	else
+		fputc(' ', d->f);
+}
+
+static void dump_mmap(const struct dumper *d, const struct perf_event_header *h, size_t tail)
+{
+	struct perf_record_mmap2 m2;
+	struct perf_record_mmap m;
+	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
+
+	memcpy(&m, h, sizeof(m));
+	if (d->json)
+		fprintf(d->f, ", \"pid\": %d, \"tid\": %d, \"addr\": %" PRIu64 ", \"len\": %" PRIu64
+			", \"pgoff\": %" PRIu64, (int32_t)m.pid, (int32_t)m.tid, m.start, m.len,
+			m.pgoff);
+	else
+		fprintf(d->f, " %d/%d [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]",
+			(int32_t)m.pid, (int32_t)m.tid, m.start, m.len, m.pgoff);
+	if (h->type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		memcpy(&m2, h, sizeof(m2));
+		key(d, "build_id");
+		if (d->json)
+			fputc('"', d->f);
+		hex(d->f, m2.build_id, m2.build_id_size < PERF_BUILD_ID_SIZE ?
+		    m2.build_id_size : PERF_BUILD_ID_SIZE);
+		if (d->json)
+			fputc('"', d->f);
+	}
+	key(d, "filename");
+	string(d, (const char *)h + fixed, h->size - tail - fixed);
+}
+
+static void dump_record(struct dumper *d, const struct perf_reader *r, const struct perf_rec *rec)
+{
+	const struct perf_event_header *h = rec->h;
+	const char *name = perf_record_name(h->type);
+	const uint8_t *p = (const uint8_t *)h;
+	size_t tail = h->type < PERF_RECORD_USER_TYPE_START && h->type != PERF_RECORD_SAMPLE ?
+		      r->id.size : 0;
+	uint64_t u64;
 
 	if (d->json) {
-		printf("%s\n    {\"offset\": %" PRIu64 ", \"type\": ", d->first ? "" : ",", off);
+		fprintf(d->f, "%s\n    {\"offset\": %" PRIu64 ", \"type\": ", d->first ? "" : ",",
+			rec->offset);
 		if (name)
-			json_string(name, 64);
+			fprintf(d->f, "\"%s\"", name);
 		else
-			printf("%u", h->type);
-		printf(", \"misc\": %u, \"size\": %u", h->misc, h->size);
-		if (has_time)
-			printf(", \"time\": %" PRIu64, time);
+			fprintf(d->f, "%u", h->type);
+		fprintf(d->f, ", \"misc\": %u, \"size\": %u", h->misc, h->size);
+		if (rec->has_time)
+			fprintf(d->f, ", \"time\": %" PRIu64, rec->time);
 	} else {
-		printf("%10" PRIu64 " ", off);
-		if (has_time)
-			printf("%10" PRIu64 ".%09" PRIu64 " ", time / 1000000000, time % 1000000000);
+		fprintf(d->f, "%10" PRIu64 " ", rec->offset);
+		if (rec->has_time)
+			fprintf(d->f, "%10" PRIu64 ".%09" PRIu64 " ", rec->time / 1000000000,
+				rec->time % 1000000000);
 		if (name)
-			printf("%-10s", name);
+			fprintf(d->f, "%-10s", name);
 		else
-			printf("type %-5u", h->type);
+			fprintf(d->f, "type %-5u", h->type);
 	}
 	d->first = 0;
 
-	if ((h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) && h->size >= 40) {
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		size_t fixed = h->type == PERF_RECORD_MMAP ? 40 : 72;
-		const char *file = (const char *)h + fixed;
-		size_t max = h->size > fixed ? h->size - fixed : 0;
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		dump_mmap(d, h, tail);
+		break;
+	case PERF_RECORD_COMM:
+		key(d, "comm");
+		string(d, (const char *)p + 16, h->size - tail - 16);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		memcpy(&u64, p + (h->type == PERF_RECORD_LOST ? offsetof(struct perf_record_lost, lost) :
+				  offsetof(struct perf_record_lost_samples, lost)), 8);
+		fprintf(d->f, d->json ? ", \"lost\": %" PRIu64 : " %" PRIu64 " lost", u64);
+		break;
+	case PERF_RECORD_AUXTRACE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		fprintf(d->f, d->json ? ", \"payload\": %" PRIu64 : " %" PRIu64 " bytes of data",
+			rec->payload);
+		break;
+	case PERF_RECORD_HEADER_FEATURE: {
+		const char *feat;
 
-		memcpy(&pid, p, 4);
-		memcpy(&tid, p + 4, 4);
-		memcpy(&addr, p + 8, 8);
-		memcpy(&len, p + 16, 8);
-		memcpy(&pgoff, p + 24, 8);
+		memcpy(&u64, p + sizeof(*h), 8);
+		feat = u64 < HEADER_FEAT_BITS ? perf_feature_name((unsigned int)u64) : NULL;
 		if (d->json)
-			printf(", \"pid\": %d, \"tid\": %d, \"addr\": %" PRIu64 ", \"len\": %" PRIu64
-			       ", \"pgoff\": %" PRIu64, (int32_t)pid, (int32_t)tid, addr, len, pgoff);
+			fprintf(d->f, ", \"feature\": %" PRIu64, u64);
+		else if (h->size == sizeof(struct perf_record_header_feature))
+			fprintf(d->f, " end of features");
+		else if (feat)
+			fprintf(d->f, " %s", feat);
 		else
-			printf(" %d/%d [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]", (int32_t)pid,
-			       (int32_t)tid, addr, len, pgoff);
-		if (h->type == PERF_RECORD_MMAP2 && h->size >= 72 &&
-		    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-			uint8_t size = p[32] <= 20 ? p[32] : 20;
+			fprintf(d->f, " feature %" PRIu64, u64);
+		break;
+	}
+	case PERF_RECORD_HEADER_BUILD_ID: {
+		const struct perf_record_header_build_id *b = (const void *)h;
+		uint8_t size = (h->misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? b->size : PERF_BUILD_ID_SIZE;
 
-			printf(d->json ? ", \"build_id\": \"" : " ");
-			hex(p + 36, size);
-			printf(d->json ? "\"" : "");
-		}
-		if (d->json) {
-			printf(", \"filename\": ");
-			json_string(max ? file : "", max);
-		} else {
-			printf(" %.*s", (int)max, max ? file : "");
-		}
-	} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
-		uint64_t lost;
-
-		memcpy(&lost, p + 8, 8);
-		printf(d->json ? ", \"lost\": %" PRIu64 : " %" PRIu64 " lost", lost);
+		key(d, "build_id");
+		if (d->json)
+			fputc('"', d->f);
+		hex(d->f, b->build_id, size < PERF_BUILD_ID_SIZE ? size : PERF_BUILD_ID_SIZE);
+		if (d->json)
+			fputc('"', d->f);
+		key(d, "filename");
+		string(d, b->filename, h->size - PERF_BUILD_ID_FIXED);
+		break;
+	}
 	}
 	if (d->json)
-		printf("}");
+		fputc('}', d->f);
 	else
-		putchar('\n');
+		fputc('\n', d->f);
 }
 
 static void dump_build_ids(struct dumper *d, const uint8_t *buf, size_t len)
 {
-	size_t off = 0;
+	struct perf_build_id_entry e;
+	const char *why;
+	size_t off = 0, prev = 0;
 	int first = 1;
 
-	printf(d->json ? ",\n  \"build_ids\": [" : "build-id table:\n");
-	while (off + 36 <= len) {
-		const struct perf_event_header *h = (const void *)(buf + off);
-		uint8_t size = (h->misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? buf[off + 32] : 20;
-		const char *name = (const char *)buf + off + 36;
-
-		if (h->size < 36 || h->size > len - off)
-			break;
-		if (size > 20)
-			size = 20;
+	fprintf(d->f, d->json ? ",\n  \"build_ids\": [" : "build-id table:\n");
+	/* perf_reader_build_ids() checked every entry. */
+	while (perf_build_id_next(buf, len, &off, &e, &why) > 0) {
 		if (d->json) {
-			printf("%s\n    {\"build_id\": \"", first ? "" : ",");
-			hex(buf + off + 12, size);
-			printf("\", \"kernel\": %s, \"filename\": ",
-			       (h->misc & 7) == PERF_RECORD_MISC_KERNEL ? "true" : "false");
-			json_string(name, h->size - 36);
-			printf("}");
+			fprintf(d->f, "%s\n    {\"build_id\": \"", first ? "" : ",");
+			hex(d->f, e.id, e.size);
+			fprintf(d->f, "\", \"kernel\": %s, \"filename\": ",
+				(e.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ?
+				"true" : "false");
+			escape_json(d->f, e.name, off - prev);
+			fputc('}', d->f);
 		} else {
-			printf("  ");
-			hex(buf + off + 12, size);
-			printf(" %.*s\n", (int)(h->size - 36), name);
+			fprintf(d->f, "  ");
+			hex(d->f, e.id, e.size);
+			fputc(' ', d->f);
+			escape_text(d->f, e.name, off - prev);
+			fputc('\n', d->f);
 		}
 		first = 0;
-		off += h->size;
+		prev = off;
 	}
 	if (d->json)
-		printf("\n  ]");
+		fprintf(d->f, "\n  ]");
+}
+
+static void dump_header(struct dumper *d, const struct perf_reader *r)
+{
+	unsigned int bit, n = 0;
+
+	if (d->json) {
+		fprintf(d->f, "{\n  \"file\": ");
+		escape_json(d->f, r->path, 4096);
+		fprintf(d->f, ",\n  \"mode\": \"%s\", \"attrs\": %u, \"data_offset\": %" PRIu64
+			", \"data_size\": %" PRIu64 ",\n  \"features\": [", r->pipe ? "pipe" : "file",
+			r->nr_attrs, r->data_offset, r->data_size);
+	} else {
+		escape_text(d->f, r->path, 4096);
+		fprintf(d->f, ": %u attr(s), data at %" PRIu64 ", %" PRIu64 " bytes%s\nfeatures:",
+			r->nr_attrs, r->data_offset, r->data_size, r->pipe ? " (pipe mode)" : "");
+	}
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		const char *name = perf_feature_name(bit);
+
+		if (!perf_reader_has_feature(r, bit))
+			continue;
+		if (d->json && name)
+			fprintf(d->f, "%s\"%s\"", n ? ", " : "", name);
+		else if (d->json)
+			fprintf(d->f, "%s%u", n ? ", " : "", bit);
+		else if (name)
+			fprintf(d->f, " %s", name);
+		else
+			fprintf(d->f, " %u", bit);
+		n++;
+	}
+	fprintf(d->f, d->json ? "]" : "\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mmap3 dump [--json] FILE\n\n"
+		"Print what a perf.data file (a side file or perf's own, in file or pipe\n"
+		"mode) holds: the attrs, features, build-id table and every record with\n"
+		"its offset and time.\n\n"
+		"  -j, --json   as JSON (names that are not UTF-8 escaped as \\udcXX)\n");
 }
 
 int cmd_dump(int argc, char **argv)
 {
-	const struct perf_event_header *h;
-	struct dumper d = { .first = 1 };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dumper d = { .f = stdout, .first = 1 };
 	struct perf_reader r;
-	const char *path = NULL;
-	uint64_t off, n = 0;
+	struct perf_rec rec;
+	uint64_t n = 0;
 	size_t len;
 	void *buf;
-	int i, ret;
+	int c, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (c == 'j') {
 			d.json = 1;
-		else if (!path && argv[i][0] != '-')
-			path = argv[i];
-		else
-			path = NULL, i = argc + 1;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
 	}
-	if (!path || i > argc) {
-		fprintf(stderr, "usage: mmap3 dump FILE [--json]\n");
+	if (argc - optind != 1) {
+		usage(stderr);
 		return 2;
 	}
-	if (perf_reader_open(&r, path))
+	if (perf_reader_open(&r, argv[optind])) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&r));
 		return 1;
-	d.sample_type = r.attrs[0].attr.sample_type;
-	d.sample_id_all = r.attrs[0].attr.sample_id_all;
-	if (d.json) {
-		printf("{\n  \"file\": ");
-		json_string(path, 4096);
-		printf(",\n  \"attrs\": %u, \"data_offset\": %" PRIu64 ", \"data_size\": %" PRIu64,
-		       r.nr_attrs, r.data_offset, r.data_size);
-	} else {
-		printf("%s: %u attr(s), data at %" PRIu64 ", %" PRIu64 " bytes\n", path,
-		       r.nr_attrs, r.data_offset, r.data_size);
 	}
+	dump_header(&d, &r);
 	if (perf_reader_build_ids(&r, &buf, &len))
 		goto fail;
 	if (buf)
 		dump_build_ids(&d, buf, len);
 	free(buf);
-	printf(d.json ? ",\n  \"records\": [" : "records:\n");
-	while ((ret = perf_reader_next(&r, &h, &off)) > 0) {
-		dump_record(&d, h, off);
-		n++;
+	fprintf(d.f, d.json ? ",\n  \"records\": [" : "records:\n");
+	while ((ret = perf_reader_next(&r, &rec)) > 0) {
+		dump_record(&d, &r, &rec);
+		/* Output gone (a full disk, a closed pipe): no use reading on. */
+		if (++n % 4096 == 0 && ferror(d.f))
+			break;
 	}
 	if (ret < 0)
 		goto fail;
 	if (d.json)
-		printf("\n  ],\n  \"nr_records\": %" PRIu64 "\n}\n", n);
+		fprintf(d.f, "\n  ],\n  \"nr_records\": %" PRIu64 "\n}\n", n);
 	else
-		printf("%" PRIu64 " records\n", n);
+		fprintf(d.f, "%" PRIu64 " records\n", n);
 	perf_reader_close(&r);
 	return 0;
 fail:
-	fflush(stdout);
+	fflush(d.f);
+	fprintf(stderr, "mmap3: %s\n", perf_reader_error(&r));
 	perf_reader_close(&r);
 	return 1;
 }

@@ -9,23 +9,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "device.h"
-#include "elf_buildid.h"
+#include "escape.h"
+
+static int is_help(int argc, char **argv)
+{
+	return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+}
 
 int cmd_stat(int argc, char **argv)
 {
-	struct mmap3_stats st = { .size = sizeof(st) };
 	struct mmap3_abi_version ver;
+	struct mmap3_stats st;
+	char buf[32];
 	unsigned int i;
 	int fd;
 
-	(void)argv;
+	if (is_help(argc, argv)) {
+		printf("usage: mmap3 stat\n\nPrint the module's queue and cache statistics and "
+		       "the files it read, by outcome.\n");
+		return 0;
+	}
 	if (argc != 1) {
 		fprintf(stderr, "usage: mmap3 stat\n");
 		return 2;
@@ -33,8 +42,7 @@ int cmd_stat(int argc, char **argv)
 	fd = mmap3_device_open(&ver);
 	if (fd < 0)
 		return 1;
-	if (ioctl(fd, MMAP3_IOC_GET_STATS, &st)) {
-		fprintf(stderr, "mmap3 stat: %s: %s\n", mmap3_device_path(), strerror(errno));
+	if (mmap3_device_stats(fd, &st)) {
 		close(fd);
 		return 1;
 	}
@@ -48,8 +56,9 @@ int cmd_stat(int argc, char **argv)
 	       (uint64_t)st.cache_misses, (uint64_t)st.cache_evictions,
 	       (uint64_t)st.cache_invalidations);
 	printf("files read:\n");
-	for (i = 0; i < MMAP3_BUILDID_NR_STATUS; i++)
-		printf("  %-55s %" PRIu64 "\n", elf_buildid_status_str(i), (uint64_t)st.parse[i]);
+	for (i = 0; i < MMAP3_BUILDID_NR_STATUS && i < sizeof(st.parse) / sizeof(st.parse[0]); i++)
+		printf("  %-55s %" PRIu64 "\n", mmap3_status_str(i, buf, sizeof(buf)),
+		       (uint64_t)st.parse[i]);
 	return 0;
 }
 
@@ -59,14 +68,15 @@ static void print_id(const struct mmap3_build_id *bid, const char *name)
 
 	for (i = 0; i < bid->size; i++)
 		printf("%02x", bid->data[i]);
-	printf(" %s\n", name);
+	putchar(' ');
+	escape_text(stdout, name, 4096);
+	putchar('\n');
 }
 
-/* Records of a session: the dump, then what follows. */
+/* A session's records: the dump, then what follows. */
 struct session {
 	int fd;
-	char *buf;
-	size_t len, pos;
+	struct mmap3_records records;
 };
 
 static int session_start(struct session *s, const struct mmap3_filter *filter)
@@ -77,42 +87,30 @@ static int session_start(struct session *s, const struct mmap3_filter *filter)
 	s->fd = mmap3_device_open(&ver);
 	if (s->fd < 0)
 		return -1;
-	s->buf = malloc(1 << 20);
-	if (!s->buf || (filter && ioctl(s->fd, MMAP3_IOC_SET_FILTER, filter)) ||
-	    ioctl(s->fd, MMAP3_IOC_ENABLE)) {
-		fprintf(stderr, "mmap3: %s: starting a session: %s\n", mmap3_device_path(),
-			strerror(errno));
+	if (mmap3_records_init(&s->records, s->fd) ||
+	    mmap3_device_setup(s->fd, filter, MMAP3_CLOCK_LOCAL, 0) || mmap3_device_enable(s->fd))
 		return -1;
-	}
 	return 0;
 }
 
-/* The next record, blocking; NULL on error (printed). */
+/* The next record, checked, waiting for it; NULL on error (printed). */
 static const struct mmap3_record_header *session_next(struct session *s)
 {
 	const struct mmap3_record_header *h;
+	int ret = mmap3_records_next(&s->records, &h);
 
-	if (s->pos == s->len) {
-		ssize_t n = read(s->fd, s->buf, 1 << 20);
-
-		if (n <= 0) {
-			fprintf(stderr, "mmap3: reading %s: %s\n", mmap3_device_path(),
-				n ? strerror(errno) : "end of records");
-			return NULL;
-		}
-		s->len = (size_t)n;
-		s->pos = 0;
-	}
-	h = (const void *)(s->buf + s->pos);
-	s->pos += h->size;
-	return h;
+	if (ret > 0)
+		return h;
+	if (!ret)
+		fprintf(stderr, "mmap3: reading %s: end of records\n", mmap3_device_path());
+	return NULL;
 }
 
 static void session_end(struct session *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->buf);
+	mmap3_records_free(&s->records);
 }
 
 static int buildid_of_dump(const char *module, pid_t pid)
@@ -120,6 +118,7 @@ static int buildid_of_dump(const char *module, pid_t pid)
 	struct mmap3_filter filter = { .size = sizeof(filter) };
 	const struct mmap3_record_header *h;
 	struct session s;
+	char buf[32];
 	int found = 0;
 
 	if (pid) {
@@ -144,23 +143,25 @@ static int buildid_of_dump(const char *module, pid_t pid)
 
 			if (strncmp(m->name, module, MMAP3_MODULE_NAME_LEN))
 				continue;
-			snprintf(name, sizeof(name), "[%s]", module);
+			snprintf(name, sizeof(name), "[%s]", m->name);
 			if (m->build_id.status == MMAP3_BUILDID_FOUND)
 				print_id(&m->build_id, name);
 			else
-				fprintf(stderr, "mmap3: module %s: no build-id: %s\n", module,
-					elf_buildid_status_str(m->build_id.status));
+				fprintf(stderr, "mmap3: module %s: no build-id: %s\n", m->name,
+					mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
 			found = m->build_id.status == MMAP3_BUILDID_FOUND;
 			break;
 		}
 		if (pid && h->type == MMAP3_RECORD_MMAP) {
 			const struct mmap3_record_mmap *m = (const void *)h;
 
-			if (m->build_id.status == MMAP3_BUILDID_FOUND)
+			if (m->build_id.status == MMAP3_BUILDID_FOUND) {
 				print_id(&m->build_id, m->path);
-			else
-				printf("- %s (%s)\n", m->path,
-				       elf_buildid_status_str(m->build_id.status));
+			} else {
+				printf("- ");
+				escape_text(stdout, m->path, 4096);
+				printf(" (%s)\n", mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
+			}
 			found = 1;
 		}
 	}
@@ -185,12 +186,14 @@ static int buildid_of_path(const char *path)
 {
 	struct mmap3_filter filter = { .size = sizeof(filter), .nr_pids = 1 };
 	const struct mmap3_record_header *h;
-	struct session s;
+	struct session s = { .fd = -1 };
 	struct stat st;
 	void *p = MAP_FAILED;
+	char buf[32];
 	int fd, ret = 1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused at once. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "mmap3: %s: %s\n", path, strerror(errno));
 		goto out;
@@ -212,10 +215,8 @@ static int buildid_of_path(const char *path)
 			"only executable mappings\n", path, strerror(errno));
 		goto out_session;
 	}
-	if (ioctl(s.fd, MMAP3_IOC_FLUSH)) {
-		fprintf(stderr, "mmap3: %s: %s\n", mmap3_device_path(), strerror(errno));
+	if (mmap3_device_flush(s.fd))
 		goto out_session;
-	}
 	while ((h = session_next(&s))) {
 		const struct mmap3_record_mmap *m = (const void *)h;
 
@@ -226,7 +227,7 @@ static int buildid_of_path(const char *path)
 			ret = 0;
 		} else {
 			fprintf(stderr, "mmap3: %s: no build-id: %s\n", path,
-				elf_buildid_status_str(m->build_id.status));
+				mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
 		}
 		break;
 	}
@@ -240,18 +241,34 @@ out:
 	return ret;
 }
 
+static void buildid_usage(FILE *f)
+{
+	fprintf(f, "usage: mmap3 buildid PATH | --pid PID | --kernel | --module NAME\n");
+}
+
 int cmd_buildid(int argc, char **argv)
 {
 	char *end;
 	long pid;
 
+	if (is_help(argc, argv)) {
+		buildid_usage(stdout);
+		printf("\nPrint BUILD-ID NAME lines, as perf buildid-list, from the module's "
+		       "view:\n"
+		       "  PATH           the file, mapped executable here and read by the module\n"
+		       "  --pid PID      every executable file mapping of the process\n"
+		       "  --kernel       the running kernel\n"
+		       "  --module NAME  the loaded module NAME\n");
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "--kernel"))
 		return buildid_of_dump(NULL, 0);
 	if (argc == 3 && !strcmp(argv[1], "--module"))
 		return buildid_of_dump(argv[2], 0);
 	if (argc == 3 && !strcmp(argv[1], "--pid")) {
+		errno = 0;
 		pid = strtol(argv[2], &end, 10);
-		if (*end || pid <= 0) {
+		if (*end || errno || pid <= 0 || pid > INT32_MAX) {
 			fprintf(stderr, "mmap3 buildid: --pid %s: not a process id\n", argv[2]);
 			return 2;
 		}
@@ -259,6 +276,6 @@ int cmd_buildid(int argc, char **argv)
 	}
 	if (argc == 2 && argv[1][0] != '-')
 		return buildid_of_path(argv[1]);
-	fprintf(stderr, "usage: mmap3 buildid PATH | --pid PID | --kernel | --module NAME\n");
+	buildid_usage(stderr);
 	return 2;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * userspace/device.c - opening /dev/mmap3 and checking its ABI.
+ * userspace/device.c - /dev/mmap3: open, ABI check and its ioctls by
+ * name (the host tests link a stand-in instead: tests/host/fake_device.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,4 +57,63 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 		return -1;
 	}
 	return fd;
+}
+
+static int ioctl_failed(const char *what)
+{
+	fprintf(stderr, "mmap3: %s: %s: %s\n", mmap3_device_path(), what, strerror(errno));
+	return -1;
+}
+
+int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
+		       uint64_t buffer_size)
+{
+	if (buffer_size && ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &buffer_size))
+		return ioctl_failed("setting the buffer size");
+	if (filter && ioctl(fd, MMAP3_IOC_SET_FILTER, filter))
+		return ioctl_failed("setting the filter");
+	if (ioctl(fd, MMAP3_IOC_SET_CLOCK, &clock))
+		return ioctl_failed("setting the clock");
+	return 0;
+}
+
+int mmap3_device_enable(int fd)
+{
+	return ioctl(fd, MMAP3_IOC_ENABLE) ? ioctl_failed("enabling the session") : 0;
+}
+
+int mmap3_device_disable(int fd)
+{
+	return ioctl(fd, MMAP3_IOC_DISABLE) ? ioctl_failed("disabling the session") : 0;
+}
+
+int mmap3_device_flush(int fd)
+{
+	return ioctl(fd, MMAP3_IOC_FLUSH) ? ioctl_failed("flushing the session") : 0;
+}
+
+int mmap3_device_stats(int fd, struct mmap3_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, MMAP3_IOC_GET_STATS, st) ? ioctl_failed("reading statistics") : 0;
+}
+
+long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off)
+{
+	struct mmap3_capture_read rd = {
+		.size = sizeof(rd),
+		.handle = handle,
+		.buf = (uintptr_t)buf,
+		.len = len,
+		.offset = off,
+	};
+	long n = ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd);
+
+	return n < 0 ? -errno : n;
+}
+
+void mmap3_device_capture_release(int fd, uint32_t handle)
+{
+	ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &handle);
 }

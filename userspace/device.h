@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * userspace/device.h - opening /dev/mmap3 and checking its ABI.
+ * userspace/device.h - /dev/mmap3: opening it, checking its ABI, its
+ * ioctls by name (device.c), and the records of a session, each checked
+ * before use (records.c).
+ * Errors print one line naming the device and what to do.
  */
 #ifndef MMAP3_DEVICE_H
 #define MMAP3_DEVICE_H
 
 #include <linux/mmap3.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* The device to open: $MMAP3_DEVICE, else MMAP3_DEVICE_PATH. */
 const char *mmap3_device_path(void);
@@ -16,5 +21,49 @@ const char *mmap3_device_path(void);
  * return -1.
  */
 int mmap3_device_open(struct mmap3_abi_version *ver);
+
+/* Configure a disabled session; 0 or -1 (printed).  @buffer_size 0: default. */
+int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
+		       uint64_t buffer_size);
+int mmap3_device_enable(int fd);
+int mmap3_device_disable(int fd);
+int mmap3_device_flush(int fd);
+int mmap3_device_stats(int fd, struct mmap3_stats *st);
+
+/* Read a captured file: bytes read, 0 at its end, or -errno. */
+long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off);
+void mmap3_device_capture_release(int fd, uint32_t handle);
+
+/* The records a session returns, read in batches. */
+struct mmap3_records {
+	int fd;
+	uint8_t *buf;
+	size_t cap, len, pos;
+	uint64_t offset;	/* of buf[0] in the session's stream */
+	int eof;		/* read() returned 0: disabled and drained */
+};
+
+int mmap3_records_init(struct mmap3_records *r, int fd);
+void mmap3_records_free(struct mmap3_records *r);
+
+/*
+ * The next record, checked (mmap3_record_check()): 1 and *@h, valid
+ * until the next call; 0 when none is there now (a non-blocking fd) or
+ * at the end (r->eof); -1 on a read error or a malformed record (printed,
+ * naming its offset in the stream).
+ */
+int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header **h);
+
+/*
+ * Is the record @h, with @avail bytes from it on, whole and sound for
+ * its type: a header, a size that is a multiple of MMAP3_RECORD_ALIGN
+ * within @avail, the fixed fields of its type, NUL-terminated names and
+ * build-ids within their array?  0, or -1 and *@why says what was
+ * expected.  Unknown types need only a sound header: readers skip them.
+ */
+int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why);
+
+/* A build-id status for messages: its description, or "status N". */
+const char *mmap3_status_str(unsigned int status, char *buf, size_t len);
 
 #endif /* MMAP3_DEVICE_H */

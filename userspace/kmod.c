@@ -57,8 +57,8 @@ static int add_file(const char *path, const struct stat *st, int type, struct FT
 	size_t len = strlen(base);
 	struct kmod_file *f;
 
-	(void)st;
-	if (type != FTW_F || len <= 3 || strcmp(base + len - 3, ".ko"))
+	/* A FIFO or device named *.ko under --module-dir is not opened. */
+	if (type != FTW_F || !S_ISREG(st->st_mode) || len <= 3 || strcmp(base + len - 3, ".ko"))
 		return 0;
 	if (walking->nr == walking->cap) {
 		size_t cap = walking->cap ? 2 * walking->cap : 256;
@@ -98,11 +98,11 @@ static int has_build_id(const char *path, const struct mmap3_build_id *bid)
 {
 	struct elf_buildid found;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return 0;
 	}

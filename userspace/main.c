@@ -2,6 +2,7 @@
 /*
  * userspace/main.c - the mmap3 tool: subcommand dispatch.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,11 @@ int cmd_version(int argc, char **argv)
 	struct mmap3_abi_version ver;
 	int fd;
 
-	(void)argv;
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: mmap3 version\n\nPrint the tool's version and ABI, and the "
+		       "loaded module's.\n");
+		return 0;
+	}
 	if (argc != 1) {
 		fprintf(stderr, "usage: mmap3 version\n");
 		return 2;
@@ -55,6 +60,17 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
 
+/* What was printed must have been written: a full disk is an error. */
+static int close_stdout(int ret)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "mmap3: writing to standard output: %s\n",
+			errno ? strerror(errno) : "error");
+		return ret ? ret : 1;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -65,11 +81,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return close_stdout(0);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return close_stdout(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "mmap3: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

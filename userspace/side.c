@@ -12,7 +12,10 @@
  *				one with its build-id is found (see kmod.c), as
  *				perf names modules it finds, else of [name];
  *				and its build-id
- *	MMAP3_RECORD_LOST	PERF_RECORD_LOST
+ *	MMAP3_RECORD_LOST	PERF_RECORD_LOST_SAMPLES: perf report counts it
+ *				apart from its own PERF_RECORD_LOST ("Total Lost
+ *				Samples", where perf's own losses are "lost
+ *				chunks"), and merge keeps it that way
  *
  * Every record gets the sample_id trailer of the file's one attr (pid,
  * tid, time, cpu), so perf orders it by time.
@@ -26,58 +29,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perf/sample_id.h"
 #include "side.h"
 
-#define PERF_BUILD_ID_MAX	20
 #define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 #define KERNEL_DSO_NAME		"[kernel.kallsyms]"
 
-/* The sample_id trailer for sample_type TID | TIME | CPU. */
-struct sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-};
+/* The side file's one attr: its records' trailer. */
+#define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-struct perf_mmap2 {
-	struct perf_event_header header;
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	union {
-		struct {
-			uint32_t maj, min;
-			uint64_t ino, ino_generation;
-		};
-		struct {
-			uint8_t build_id_size, res1;
-			uint16_t res2;
-			uint8_t build_id[PERF_BUILD_ID_MAX];
-		};
-	};
-	uint32_t prot, flags;
-	char filename[];
-};
-
-struct perf_mmap {
-	struct perf_event_header header;
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	char filename[];
-};
-
-struct perf_lost {
-	struct perf_event_header header;
-	uint64_t id, lost;
-};
-
-struct perf_build_id_entry {
-	struct perf_event_header header;
-	int32_t pid;
-	uint8_t data[PERF_BUILD_ID_MAX];
-	uint8_t size;
-	uint8_t res1;
-	uint16_t res2;
-	char filename[];
+static const struct sample_id_layout side_id = {
+	.fields = SIDE_SAMPLE_TYPE,
+	.size = 24,
 };
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
@@ -95,12 +58,12 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
 static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 		     const struct mmap3_build_id *bid)
 {
-	size_t len = strlen(name), size = sizeof(struct perf_build_id_entry) + ALIGN8(len + 1);
+	size_t len = strlen(name), size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	uint64_t h = fnv1a(bid->data, bid->size, fnv1a(name, len, 0xcbf29ce484222325ULL));
-	struct perf_build_id_entry *e;
+	struct perf_record_header_build_id *e;
 	size_t i;
 
-	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_MAX)
+	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_SIZE)
 		return 0;
 	for (i = 0; i < s->seen_len; i++)
 		if (s->seen[i] == h)
@@ -133,25 +96,26 @@ static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 	e->header.misc = cpumode | PERF_RECORD_MISC_BUILD_ID_SIZE;
 	e->header.size = (uint16_t)size;
 	e->pid = -1;			/* the host machine */
-	memcpy(e->data, bid->data, bid->size);
+	memcpy(e->build_id, bid->data, bid->size);
 	e->size = bid->size;
 	memcpy(e->filename, name, len);
 	s->table_len += size;
 	return 0;
 }
 
-static void put_trailer(void *end, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu)
 {
 	struct sample_id id = { .pid = pid, .tid = tid, .time = time, .cpu = cpu };
 
-	memcpy(end, &id, sizeof(id));
+	sample_id_write(&side_id, (uint8_t *)rec + size - side_id.size, &id);
 }
 
 static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 {
 	size_t name = ALIGN8(strlen(m->path) + 1);
-	size_t size = sizeof(struct perf_mmap2) + name + sizeof(struct sample_id);
-	struct perf_mmap2 *r;
+	size_t size = PERF_MMAP2_FIXED + name + side_id.size;
+	struct perf_record_mmap2 *r;
 	int ret;
 
 	if (size > UINT16_MAX)
@@ -166,10 +130,10 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	r->header.size = (uint16_t)size;
 	r->pid = m->pid;
 	r->tid = m->tid;
-	r->addr = m->addr;
+	r->start = m->addr;
 	r->len = m->len;
 	r->pgoff = m->pgoff * s->page_size;
-	if (m->build_id.status == MMAP3_BUILDID_FOUND && m->build_id.size <= PERF_BUILD_ID_MAX) {
+	if (m->build_id.status == MMAP3_BUILDID_FOUND && m->build_id.size <= PERF_BUILD_ID_SIZE) {
 		r->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		r->build_id_size = m->build_id.size;
 		memcpy(r->build_id, m->build_id.data, m->build_id.size);
@@ -186,9 +150,8 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	r->prot = m->prot;
 	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
 	memcpy(r->filename, m->path, strlen(m->path));
-	put_trailer((char *)r + size - sizeof(struct sample_id), m->pid, m->tid,
-		    m->header.time, m->cpu);
-	ret = perf_file_write_record(&s->pf, r);
+	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
+	ret = perf_writer_record(&s->pf, r);
 	free(r);
 	s->stats.mmaps++;
 	return ret ? ret : table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
@@ -198,9 +161,8 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t addr,
 			   uint64_t len, uint64_t pgoff, uint64_t time)
 {
-	size_t size = sizeof(struct perf_mmap) + ALIGN8(strlen(name) + 1) +
-		      sizeof(struct sample_id);
-	struct perf_mmap *r = calloc(1, size);
+	size_t size = PERF_MMAP_FIXED + ALIGN8(strlen(name) + 1) + side_id.size;
+	struct perf_record_mmap *r = calloc(1, size);
 	int ret;
 
 	if (!r)
@@ -209,12 +171,12 @@ static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t add
 	r->header.misc = PERF_RECORD_MISC_KERNEL;
 	r->header.size = (uint16_t)size;
 	r->pid = (uint32_t)-1;
-	r->addr = addr;
+	r->start = addr;
 	r->len = len;
 	r->pgoff = pgoff;
 	memcpy(r->filename, name, strlen(name));
-	put_trailer((char *)r + size - sizeof(struct sample_id), (uint32_t)-1, 0, time, 0);
-	ret = perf_file_write_record(&s->pf, r);
+	put_trailer(r, size, (uint32_t)-1, 0, time, 0);
+	ret = perf_writer_record(&s->pf, r);
 	free(r);
 	return ret;
 }
@@ -222,7 +184,7 @@ static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t add
 /* Where the kernel's text starts, as perf's reference symbol: _text. */
 static uint64_t kernel_text_address(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512], name[256], type;
 	unsigned long long addr, found = 0;
 
@@ -248,7 +210,7 @@ static int add_kernel(struct side_writer *s, const struct mmap3_record_kernel *k
 	char release[sizeof(k->release) + 1] = { 0 };
 
 	memcpy(release, k->release, sizeof(k->release));
-	if (perf_file_set_string_feature(&s->pf, PERF_FEAT_OSRELEASE, release))
+	if (perf_writer_string_feature(&s->pf, HEADER_OSRELEASE, release))
 		return -1;
 	/* Hidden by kptr_restrict: the build-id still goes in the table. */
 	if (text && add_kernel_mmap(s, KERNEL_MMAP_NAME, text, ~0ULL - text, text,
@@ -275,22 +237,19 @@ static int add_module(struct side_writer *s, const struct mmap3_record_module *m
 
 static int add_lost(struct side_writer *s, const struct mmap3_record_lost *l)
 {
-	struct {
-		struct perf_lost lost;
-		struct sample_id id;
-	} r = {
-		.lost = {
-			.header = {
-				.type = PERF_RECORD_LOST,
-				.size = sizeof(r),
-			},
-			.lost = l->lost,
+	uint8_t buf[sizeof(struct perf_record_lost_samples) + 24];
+	struct perf_record_lost_samples r = {
+		.header = {
+			.type = PERF_RECORD_LOST_SAMPLES,
+			.size = sizeof(buf),
 		},
-		.id = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = l->header.time },
+		.lost = l->lost,
 	};
 
+	memcpy(buf, &r, sizeof(r));
+	put_trailer(buf, sizeof(buf), (uint32_t)-1, (uint32_t)-1, l->header.time, 0);
 	s->stats.lost += l->lost;
-	return perf_file_write_record(&s->pf, &r);
+	return perf_writer_record(&s->pf, buf);
 }
 
 int side_add(struct side_writer *s, const struct mmap3_record_header *h)
@@ -315,7 +274,7 @@ int side_open(struct side_writer *s, const char *path, int clock)
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY,
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		.sample_type = SIDE_SAMPLE_TYPE,
 		.sample_id_all = 1,
 		.mmap = 1,
 		.mmap2 = 1,
@@ -331,13 +290,13 @@ int side_open(struct side_writer *s, const char *path, int clock)
 		attr.use_clockid = 1;
 		attr.clockid = clock;
 	}
-	if (perf_file_open(&s->pf, path, &attr))
+	if (perf_writer_open_one(&s->pf, path, &attr))
 		return -1;
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
-	if (perf_file_set_string_feature(&s->pf, PERF_FEAT_HOSTNAME, host) ||
-	    perf_file_set_string_feature(&s->pf, PERF_FEAT_ARCH, u.machine) ||
-	    perf_file_set_string_feature(&s->pf, PERF_FEAT_OSRELEASE, u.release)) {
+	if (perf_writer_string_feature(&s->pf, HEADER_HOSTNAME, host) ||
+	    perf_writer_string_feature(&s->pf, HEADER_ARCH, u.machine) ||
+	    perf_writer_string_feature(&s->pf, HEADER_OSRELEASE, u.release)) {
 		side_abort(s);
 		return -1;
 	}
@@ -349,11 +308,11 @@ int side_close(struct side_writer *s)
 	int ret = 0;
 
 	if (s->table_len)
-		ret = perf_file_set_feature(&s->pf, PERF_FEAT_BUILD_ID, s->table, s->table_len);
+		ret = perf_writer_feature(&s->pf, HEADER_BUILD_ID, s->table, s->table_len);
 	if (!ret)
-		ret = perf_file_close(&s->pf);
+		ret = perf_writer_close(&s->pf);
 	else
-		perf_file_abort(&s->pf);
+		perf_writer_abort(&s->pf);
 	free(s->table);
 	free(s->seen);
 	s->table = NULL;
@@ -363,7 +322,7 @@ int side_close(struct side_writer *s)
 
 void side_abort(struct side_writer *s)
 {
-	perf_file_abort(&s->pf);
+	perf_writer_abort(&s->pf);
 	free(s->table);
 	free(s->seen);
 	s->table = NULL;

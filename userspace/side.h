@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "kmod.h"
-#include "perf_file.h"
+#include "perf/writer.h"
 
 struct side_stats {
 	uint64_t mmaps;
@@ -22,7 +22,7 @@ struct side_stats {
 };
 
 struct side_writer {
-	struct perf_file_writer pf;
+	struct perf_writer pf;
 	uint64_t page_size;
 	/* HEADER_BUILD_ID payload, one entry per distinct (name, build-id). */
 	uint8_t *table;
@@ -36,7 +36,7 @@ struct side_writer {
 
 /* @clock: MMAP3_CLOCK_LOCAL or a clockid, as set on the session. */
 int side_open(struct side_writer *s, const char *path, int clock);
-/* Convert and append one record read from /dev/mmap3. */
+/* Convert and append one record read from /dev/mmap3 (and checked there). */
 int side_add(struct side_writer *s, const struct mmap3_record_header *h);
 int side_close(struct side_writer *s);
 void side_abort(struct side_writer *s);

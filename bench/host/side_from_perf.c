@@ -21,11 +21,9 @@
 
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
-#include "perf_reader.h"
+#include "perf/reader.h"
 #include "side.h"
 
-#define MMAP_FIXED	40
-#define MMAP2_FIXED	72
 #define CACHE_SIZE	4096	/* distinct paths: a few hundred in practice */
 
 struct cached {
@@ -74,65 +72,57 @@ static const struct mmap3_build_id *build_id(const char *path)
 
 int main(int argc, char **argv)
 {
-	const struct perf_event_header *h;
-	uint64_t st_type, page = (uint64_t)sysconf(_SC_PAGESIZE), off, n = 0;
-	unsigned int time_at, cpu_at, fields = 0, bit;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), n = 0;
 	struct perf_reader r;
 	struct side_writer s;
+	struct perf_rec rec;
 	int ret;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: side_from_perf PERF_DATA SIDE\n");
 		return 2;
 	}
-	if (perf_reader_open(&r, argv[1]))
+	if (perf_reader_open(&r, argv[1])) {
+		fprintf(stderr, "side_from_perf: %s\n", perf_reader_error(&r));
 		return 1;
-	/* The sample_id trailer of non-sample records, from the end. */
-	st_type = r.attrs[0].attr.sample_type;
-	for (bit = 0; bit < 64; bit++) {
-		uint64_t b = 1ULL << bit;
-
-		if (b & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER) & st_type)
-			fields++;
 	}
-	time_at = 8 * fields - 8 * !!(st_type & PERF_SAMPLE_TID);
-	cpu_at = time_at - 8 - 8 * !!(st_type & PERF_SAMPLE_ID) -
-		 8 * !!(st_type & PERF_SAMPLE_STREAM_ID);
-	if (!(st_type & PERF_SAMPLE_TIME) || !r.attrs[0].attr.sample_id_all) {
+	if (!(r.id.fields & PERF_SAMPLE_TIME)) {
 		fprintf(stderr, "side_from_perf: %s has no timestamps on its records\n", argv[1]);
 		return 1;
 	}
 	if (side_open(&s, argv[2], MMAP3_CLOCK_LOCAL))
 		return 1;
-	while ((ret = perf_reader_next(&r, &h, &off)) > 0) {
-		size_t fixed = h->type == PERF_RECORD_MMAP ? MMAP_FIXED : MMAP2_FIXED;
+	while ((ret = perf_reader_next(&r, &rec)) > 0) {
+		const struct perf_event_header *h = rec.h;
+		size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
 		const uint8_t *p = (const uint8_t *)h;
 		const char *name = (const char *)p + fixed;
-		size_t name_len, size;
+		struct perf_record_mmap pm;
 		struct mmap3_record_mmap *m;
 		uint32_t prot = PROT_READ | PROT_EXEC;
+		struct sample_id id;
+		size_t name_len, size;
 
-		if ((h->type != PERF_RECORD_MMAP && h->type != PERF_RECORD_MMAP2) ||
-		    h->size < fixed + 8 * fields + 2 || name[0] != '/')
+		if ((h->type != PERF_RECORD_MMAP && h->type != PERF_RECORD_MMAP2) || name[0] != '/')
 			continue;
 		if (h->type == PERF_RECORD_MMAP2)
-			memcpy(&prot, p + 64, 4);
-		name_len = strnlen(name, h->size - fixed - 8 * fields);
+			memcpy(&prot, p + offsetof(struct perf_record_mmap2, prot), 4);
+		name_len = strnlen(name, h->size - fixed - r.id.size);
 		size = sizeof(*m) + ((name_len + 8) & ~7UL);
 		m = calloc(1, size);
 		if (!m)
 			return 1;
+		memcpy(&pm, h, sizeof(pm));
+		sample_id_parse(&r.id, h, &id);
 		m->header.type = MMAP3_RECORD_MMAP;
 		m->header.size = (uint32_t)size;
-		memcpy(&m->header.time, p + h->size - time_at, 8);
-		memcpy(&m->cpu, p + h->size - cpu_at, 4);
-		memcpy(&m->pid, p + 8, 4);
-		memcpy(&m->tid, p + 12, 4);
-		memcpy(&m->addr, p + 16, 8);
-		memcpy(&m->len, p + 24, 8);
-		memcpy(&m->pgoff, p + 32, 8);
-		m->pgoff /= page;
+		m->header.time = id.time;
+		m->cpu = id.cpu;
+		m->pid = pm.pid;
+		m->tid = pm.tid;
+		m->addr = pm.start;
+		m->len = pm.len;
+		m->pgoff = pm.pgoff / page;
 		m->prot = prot;
 		m->build_id = *build_id(name);
 		memcpy(m->path, name, name_len);
@@ -141,7 +131,11 @@ int main(int argc, char **argv)
 		free(m);
 		n++;
 	}
-	if (ret < 0 || side_close(&s))
+	if (ret < 0) {
+		fprintf(stderr, "side_from_perf: %s\n", perf_reader_error(&r));
+		return 1;
+	}
+	if (side_close(&s))
 		return 1;
 	perf_reader_close(&r);
 	printf("%llu mappings, %llu without a build-id\n", (unsigned long long)n,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include "side.h"
 
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 	struct side_writer s;
 	struct mmap3_record_kernel k = {
 		.header = { MMAP3_RECORD_KERNEL, sizeof(k), 1000 },
-		.release = "6.1.0-test",
+
 		.build_id = { .status = MMAP3_BUILDID_FOUND, .size = 20 },
 	};
 	struct mmap3_record_module mod = {
@@ -50,12 +51,16 @@ int main(int argc, char **argv)
 		{ "/usr/bin/script.sh", MMAP3_BUILDID_NOT_ELF, 0, 0, 3200 },
 		{ "/usr/bin/prog", MMAP3_BUILDID_FOUND, 20, 0x30, 4000 },
 	};
+	struct utsname u;
 	size_t i;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: side_write FILE\n");
 		return 2;
 	}
+	/* As mmap3 record would: the running kernel, so merge takes it as one session. */
+	uname(&u);
+	snprintf(k.release, sizeof(k.release), "%s", u.release);
 	fill(k.build_id.data, 20, 0xa0);
 	fill(mod.build_id.data, 20, 0xb0);
 	if (side_open(&s, argv[1], MMAP3_CLOCK_LOCAL) || side_add(&s, &k.header) ||

@@ -10,9 +10,12 @@
 
 static int tap_n, tap_failed;
 
+/* @cond is evaluated once: it may create files or read them. */
 #define CHECK(cond, ...) do {							\
+	int tap_ok_ = !!(cond);							\
+									\
 	tap_n++;								\
-	if (cond) {								\
+	if (tap_ok_) {								\
 		printf("ok %d ", tap_n);					\
 	} else {								\
 		tap_failed++;							\
@@ -20,7 +23,7 @@ static int tap_n, tap_failed;
 	}									\
 	printf(__VA_ARGS__);							\
 	printf("\n");								\
-	if (!(cond))								\
+	if (!tap_ok_)								\
 		printf("# %s:%d: failed: %s\n", __FILE__, __LINE__, #cond);	\
 } while (0)
 

@@ -57,7 +57,7 @@ expect "buildid --kernel without the module: names the device" 1 \
 	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" buildid --kernel
 expect "stat without the module: names the device" 1 '^mmap3: /nonexistent/mmap3: No such file' \
 	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" stat
-expect "dump without a file: usage" 2 '^usage: mmap3 dump FILE' "$mmap3" dump
+expect "dump without a file: usage" 2 '^usage: mmap3 dump \[--json\] FILE' "$mmap3" dump
 expect "dump of a missing file: names it" 1 '^mmap3: /nonexistent.data: No such file or directory' \
 	"$mmap3" dump /nonexistent.data
 expect "merge without -o: usage" 2 '^usage: mmap3 merge PERF_DATA SIDE -o OUT' "$mmap3" merge a b

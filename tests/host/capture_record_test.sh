@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Captures stay inside DIR (issue #12, 1), end to end through mmap3
+# record --capture with the stand-in device (mmap3-fake): mappings whose
+# paths a process chose (memfd names with "/" and "..", control
+# characters) are stored under their build-id beneath DIR, and names
+# planted in DIR (a symbolic link out of it, a file where a directory
+# goes, a FIFO where a file goes) are never written through.  Prints TAP.
+#
+#   tests/host/capture_record_test.sh MMAP3-FAKE
+set -u
+
+fake=$1
+. "$(dirname "$0")/../lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# prog N: a program with build-id 0N then fixed bytes.
+prog()
+{
+	printf 'int main(void) { return %d; }\n' "$1" >p$1.c
+	cc -o p$1 p$1.c -Wl,--build-id=0x0$1aabbccddeeff00112233445566778899aabbcc
+}
+for i in 1 2 3 4 5 6; do
+	prog $i
+done
+id() { echo 0$1aabbccddeeff00112233445566778899aabbcc; }
+link() { echo "DIR/.build-id/0$1/aabbccddeeff00112233445566778899aabbcc"; }
+
+mkdir -p DIR outside
+# Planted: a link out of DIR where a path's first directory goes, a file
+# where another's goes, a FIFO where a build-id directory's "elf" goes.
+ln -s "$tmp/outside" DIR/usr
+: >DIR/opt
+mkdir -p "DIR/tmp/$(id 6)"
+mkfifo "DIR/tmp/$(id 6)/elf"
+printf '%s\0%s\0' \
+	"$tmp/p1" "/memfd:../../../escaped" \
+	"$tmp/p2" "/memfd:a/b/../../c" \
+	"$tmp/p3" "/bin/../../etc/x"$'\n'"y" \
+	"$tmp/p4" "/usr/lib/libplanted.so" \
+	"$tmp/p5" "/opt/prog" \
+	"$tmp/p6" "/tmp" >pairs
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side.data --capture DIR -- true 2>err
+rc=$?
+cat err | sed 's/^/# /'
+check "record --capture exits 0: planted names cost only their own capture" test $rc -eq 0
+for i in 1 2 3; do
+	check "mapping $i is captured under its build-id, byte for byte" cmp "p$i" "$(link $i)/elf"
+done
+check "a memfd named ../../../escaped stays one directory in DIR" \
+	test -d "DIR/memfd:..%2F..%2F..%2Fescaped/$(id 1)"
+check "a path with .. and a newline becomes plain escaped directories" \
+	test -d "DIR/bin/%2E%2E/%2E%2E/etc/x%0Ay/$(id 3)"
+check "nothing was written outside DIR" test -z "$(ls -A outside)"
+check "nothing was written beside DIR" sh -c "test \"\$(ls -A | sort | tr '\n' ' ')\" = 'DIR err outside p1 p1.c p2 p2.c p3 p3.c p4 p4.c p5 p5.c p6 p6.c pairs side.data '"
+check "the planted link was not followed, and said so" \
+	grep -q "DIR/usr/lib/libplanted.so/.*: a symbolic link or no directory on the way.*not captured" err
+check "the planted file was not written through" test ! -s DIR/opt
+check "the FIFO at a file's name was not written through nor replaced" \
+	sh -c "test -p 'DIR/tmp/$(id 6)/elf' && grep -q 'is not a regular file; not captured' err"
+check "no .build-id link for what was not captured" sh -c "! test -e $(link 4) && ! test -e $(link 5)"
+check "every .build-id link resolves inside DIR" \
+	sh -c "for f in \$(find DIR/.build-id -type l); do realpath -e \"\$f\" | grep -q '^$tmp/DIR/' || exit 1; done"
+check "captured files are 0600, new directories 0700" \
+	sh -c "test \"\$(stat -c %a $(link 1)/elf)\" = 600 && test \"\$(stat -c %a DIR/.build-id)\" = 700"
+check "no temporary file is left in DIR" sh -c "! find DIR -name '*.mmap3-*' | grep -q ."
+
+# The same again: each is there already, nothing changes.
+before=$(find DIR | sort | md5sum)
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side2.data --capture DIR -- true 2>err2
+check "a second run finds them there (3 there already)" grep -q '0 files.*3 there already' err2
+check "... and changes nothing" test "$before" = "$(find DIR | sort | md5sum)"
+
+tap_done

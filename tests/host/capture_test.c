@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Captures stay inside DIR (issue #12, 1): the relative path a mapped
+ * file's path becomes, and beneath_mkdirs() with openat2() and with the
+ * O_NOFOLLOW walk, against names and links planted in DIR.  Prints TAP.
+ *
+ *   capture_test SCRATCH-DIR
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "beneath.h"
+#include "capture.h"
+#include "tap.h"
+
+static const struct {
+	const char *path, *rel;
+} relpaths[] = {
+	{ "/usr/lib/libc.so.6", "usr/lib/libc.so.6" },
+	{ "/memfd:runc", "memfd:runc" },
+	{ "/memfd:../../../x", "memfd:..%2F..%2F..%2Fx" },
+	{ "/memfd:a/b", "memfd:a%2Fb" },
+	{ "/memfd:", "memfd:" },
+	{ "/tmp/../etc/passwd", "tmp/%2E%2E/etc/passwd" },
+	{ "/./a//b/.", "a/b" },
+	{ "/a/%2E%2E", "a/%252E%252E" },
+	{ "/a\nb/c\x1b", "a%0Ab/c%1B" },
+	{ "/a\x7f", "a%7F" },
+	{ "relative/..", "relative/%2E%2E" },
+	{ "/", "%25" },
+	{ "", "%25" },
+	{ "..", "%2E%2E" },
+};
+
+/* Is there anything in @dir but what @keep names? */
+static int only(const char *dir, const char *keep)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s' | grep -vx '%s')\"", dir, keep);
+	return !system(cmd);
+}
+
+static void mkdirs_tests(const char *scratch, enum beneath_mode mode, const char *how)
+{
+	char dir[1024], outside[1024], path[2 * 1024 + 64];
+	struct stat st;
+	int dirfd, fd;
+
+	snprintf(dir, sizeof(dir), "%s/%s/DIR", scratch, how);
+	snprintf(outside, sizeof(outside), "%s/%s/outside", scratch, how);
+	snprintf(path, sizeof(path), "mkdir -p '%s' '%s'", dir, outside);
+	if (system(path))
+		return;
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode);
+	snprintf(path, sizeof(path), "%s/usr/lib/x", dir);
+	CHECK(fd >= 0 && !stat(path, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	      "%s: creates usr/lib/x, mode 0700", how);
+	if (fd >= 0)
+		close(fd);
+	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode);
+	CHECK(fd >= 0, "%s: opens it again", how);
+	if (fd >= 0)
+		close(fd);
+
+	/* Planted: DIR/link -> outside, DIR/usr/evil -> ../.., DIR/file. */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	symlink(outside, path);
+	snprintf(path, sizeof(path), "%s/usr/evil", dir);
+	symlink("../..", path);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "link/x", mode);
+	/* openat2() says ELOOP; O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR. */
+	CHECK(fd < 0 && (errno == ELOOP || errno == ENOTDIR),
+	      "%s: a symbolic link to outside is not followed (%s)", how,
+	      strerror(errno));
+	CHECK(only(outside, ""), "%s: ... and nothing is created outside", how);
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "usr/evil/y", mode);
+	CHECK(fd < 0 && (errno == ELOOP || errno == ENOTDIR),
+	      "%s: a symbolic link up and out is not followed (%s)", how,
+	      strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s", scratch, how);
+	CHECK(only(path, "DIR\\|outside"), "%s: ... and nothing is created beside DIR", how);
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "file/z", mode);
+	CHECK(fd < 0 && errno == ENOTDIR, "%s: a file where a directory goes fails (%s)", how,
+	      strerror(errno));
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "a/../b", mode);
+	CHECK(fd < 0 && errno == EINVAL, "%s: \"..\" is refused", how);
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "/etc", mode);
+	CHECK(fd < 0 && errno == EINVAL, "%s: an absolute path is refused", how);
+	errno = 0;
+	fd = beneath_mkdirs(dirfd, "a//b", mode);
+	CHECK(fd < 0 && errno == EINVAL, "%s: an empty component is refused", how);
+	CHECK(only(dir, "usr\\|link\\|file"), "%s: refused paths create nothing", how);
+	close(dirfd);
+}
+
+int main(int argc, char **argv)
+{
+	char out[PATH_MAX], longname[600];
+	size_t i;
+	int ok;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: capture_test SCRATCH-DIR\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(relpaths) / sizeof(relpaths[0]); i++) {
+		ok = !capture_relpath(relpaths[i].path, out, sizeof(out)) &&
+		     !strcmp(out, relpaths[i].rel);
+		CHECK(ok, "relpath %zu is \"%s\" (got \"%s\")", i, relpaths[i].rel, out);
+	}
+	/* A memfd name of 249 bytes of '/' escapes to 747: cut, with a hash. */
+	memcpy(longname, "/memfd:", 7);
+	memset(longname + 7, '/', 249);
+	longname[256] = 0;
+	ok = !capture_relpath(longname, out, sizeof(out));
+	CHECK(ok && strlen(out) <= NAME_MAX && !strchr(out, '/'),
+	      "a long memfd name stays one component of at most NAME_MAX bytes (%zu)", strlen(out));
+	longname[200] = 'x';
+	CHECK(!capture_relpath(longname, longname + 300, 300) && strcmp(out, longname + 300),
+	      "... and differs from another one cut at the same length");
+	CHECK(capture_relpath("/a/b", out, 3) == -1, "a path that does not fit fails");
+
+	mkdirs_tests(argv[1], BENEATH_OPENAT2, "openat2");
+	mkdirs_tests(argv[1], BENEATH_WALK, "walk");
+	return tap_done();
+}

@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf.data files made byte by byte, for the shapes perf cannot record on
+# these machines (AUX trace data), for inputs crafted to be wrong, and for
+# side files with chosen records.  Layouts from tools/perf/util/header.h
+# and tools/lib/perf/include/perf/event.h, as userspace/perf/format.h.
+#
+#   tests/host/craft.py NAME OUT     write the crafted file NAME to OUT
+#   tests/host/craft.py --list       the names
+#   tests/host/craft.py --malformed  the names of those that are malformed
+import os
+import struct
+import sys
+
+MAGIC = 0x32454C4946524550  # "PERFILE2"
+
+# Record types.
+MMAP, LOST, COMM, EXIT, SAMPLE, MMAP2, LOST_SAMPLES = 1, 2, 3, 4, 9, 10, 13
+HEADER_ATTR, HEADER_TRACING_DATA, HEADER_BUILD_ID, FINISHED_ROUND = 64, 66, 67, 68
+AUXTRACE_INFO, AUXTRACE, HEADER_FEATURE, COMPRESSED = 70, 71, 80, 81
+MISC_KERNEL, MISC_USER, MISC_MMAP_BUILD_ID = 1, 2, 1 << 14
+
+# Features.
+FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_ARCH = 2, 3, 4, 6
+FEAT_AUXTRACE, FEAT_DIR_FORMAT, FEAT_COMPRESSED = 18, 24, 27
+
+# sample_type bits.
+S_IP, S_TID, S_TIME, S_ID, S_CPU, S_PERIOD, S_IDENTIFIER = 1, 2, 4, 64, 128, 256, 1 << 16
+
+# attr flag bits.
+F_DISABLED, F_MMAP, F_COMM, F_SAMPLE_ID_ALL, F_MMAP2, F_USE_CLOCKID = 0, 8, 9, 18, 23, 25
+F_BUILD_ID = 34
+
+PERF_TYPE_SOFTWARE, SW_CPU_CLOCK, SW_DUMMY = 1, 0, 9
+BTS_PMU_TYPE = 42   # any number: the info record and the attr must agree
+TRAILER = S_TID | S_TIME | S_CPU
+
+
+def attr(type_=PERF_TYPE_SOFTWARE, config=SW_CPU_CLOCK, sample_type=S_IP | S_TID | S_TIME | S_CPU | S_PERIOD,
+         flags=(F_MMAP, F_COMM, F_SAMPLE_ID_ALL, F_MMAP2), clockid=None, size=112):
+    """A perf_event_attr of @size bytes (PERF_ATTR_SIZE_VER5 by default)."""
+    bits = 0
+    for f in flags:
+        bits |= 1 << f
+    if clockid is not None:
+        bits |= 1 << F_USE_CLOCKID
+    a = struct.pack('<IIQQQQQII', type_, size, config, 4000, sample_type, 0, bits, 0, 0)
+    a += b'\0' * (size - len(a))
+    if clockid is not None:  # @clockid sits after sample_stack_user (VER3, offset 92)
+        a = a[:92] + struct.pack('<i', clockid) + a[96:]
+    return a
+
+
+def id_layout(sample_type):
+    """The sample_id trailer's fields, in order."""
+    return [b for b in (S_TID, S_TIME, S_ID, 512, S_CPU, S_IDENTIFIER) if sample_type & b]
+
+
+def trailer(sample_type, pid=0, tid=0, time=0, cpu=0, id_=0):
+    out = b''
+    for b in id_layout(sample_type):
+        if b == S_TID:
+            out += struct.pack('<II', pid & 0xffffffff, tid & 0xffffffff)
+        elif b == S_TIME:
+            out += struct.pack('<Q', time)
+        elif b == S_CPU:
+            out += struct.pack('<II', cpu, 0)
+        else:
+            out += struct.pack('<Q', id_)
+    return out
+
+
+def rec(type_, misc, body, tail=b''):
+    return struct.pack('<IHH', type_, misc, 8 + len(body) + len(tail)) + body + tail
+
+
+def name(s):
+    """A NUL-terminated name padded to 8 bytes."""
+    b = s.encode('utf-8', 'surrogateescape') if isinstance(s, str) else s
+    b += b'\0'
+    return b + b'\0' * (-len(b) % 8)
+
+
+def mmap2(st, pid, start, length, pgoff, path, time, build_id=None, misc=MISC_USER, tid=None):
+    tid = pid if tid is None else tid
+    if build_id is not None:
+        misc |= MISC_MMAP_BUILD_ID
+        mid = struct.pack('<BBH20s', len(build_id), 0, 0, build_id)
+    else:
+        mid = struct.pack('<IIQQ', 8, 1, 1234, 0)
+    body = struct.pack('<IIQQQ', pid, tid, start, length, pgoff) + mid + struct.pack('<II', 5, 2) + name(path)
+    return rec(MMAP2, misc, body, trailer(st, pid, tid, time))
+
+
+def kmmap(st, start, length, path, time):
+    body = struct.pack('<IIQQQ', 0xffffffff, 0, start, length, start) + name(path)
+    return rec(MMAP, MISC_KERNEL, body, trailer(st, -1, 0, time))
+
+
+def comm(st, pid, comm_, time):
+    return rec(COMM, 0, struct.pack('<II', pid, pid) + name(comm_), trailer(st, pid, pid, time))
+
+
+def sample(pid, ip, time, cpu=0, period=1):
+    # IP | TID | TIME | CPU | PERIOD, the order of the sample layout.
+    return rec(SAMPLE, MISC_USER, struct.pack('<QIIQIIQ', ip, pid, pid, time, cpu, 0, period))
+
+
+def finished_round():
+    return rec(FINISHED_ROUND, 0, b'')
+
+
+def string_feature(s):
+    b = s.encode() + b'\0'
+    b += b'\0' * (-len(b) % 64)
+    return struct.pack('<I', len(b)) + b
+
+
+def host_features():
+    u = os.uname()
+    return {FEAT_HOSTNAME: string_feature(u.nodename), FEAT_OSRELEASE: string_feature(u.release),
+            FEAT_ARCH: string_feature(u.machine)}
+
+
+def build_id_entry(path, bid, kernel=False, align=64):
+    n = path.encode() + b'\0'
+    n += b'\0' * (-len(n) % align)
+    misc = (MISC_KERNEL if kernel else MISC_USER) | (1 << 15)
+    return struct.pack('<IHHi20sBBH', HEADER_BUILD_ID, misc, 36 + len(n), -1, bid, len(bid), 0, 0) + n
+
+
+def file_mode(attrs, records, features=None, ids=None):
+    """attrs: raw attrs (one size); ids: a list of id lists per attr."""
+    features = features or {}
+    ids = ids or [[] for _ in attrs]
+    asize = len(attrs[0])
+    out = bytearray(104)
+    id_offs = []
+    for i in ids:
+        id_offs.append(len(out))
+        out += b''.join(struct.pack('<Q', x) for x in i)
+    attrs_off = len(out)
+    for a, i, off in zip(attrs, ids, id_offs):
+        out += a + struct.pack('<QQ', off if i else 0, 8 * len(i))
+    data_off = len(out)
+    data = b''.join(records)
+    out += data
+    table = len(out)
+    bits = sorted(features)
+    payload_off = table + 16 * len(bits)
+    sections, payload = b'', b''
+    for b in bits:
+        sections += struct.pack('<QQ', payload_off + len(payload), len(features[b]))
+        payload += features[b]
+    out += sections + payload
+    feat = [0, 0, 0, 0]
+    for b in bits:
+        feat[b // 64] |= 1 << (b % 64)
+    struct.pack_into('<QQQQQQQQQ4Q', out, 0, MAGIC, 104, asize + 16, attrs_off, len(attrs) * (asize + 16),
+                     data_off, len(data), 0, 0, *feat)
+    return bytes(out)
+
+
+def pipe_mode(records):
+    return struct.pack('<QQ', MAGIC, 16) + b''.join(records)
+
+
+def header_attr(a, ids=()):
+    return rec(HEADER_ATTR, 0, a + b''.join(struct.pack('<Q', i) for i in ids))
+
+
+def header_feature(bit, payload):
+    return rec(HEADER_FEATURE, 0, struct.pack('<Q', bit) + payload)
+
+
+# --- Named files --------------------------------------------------------------
+
+ST = S_IP | S_TID | S_TIME | S_CPU | S_PERIOD
+LIB = '/tmp/mmap3-craft/libreload.so'
+LIB2 = '/tmp/mmap3-craft/libstart.so'
+BID_A = bytes(range(0xa0, 0xb4))
+BID_B = bytes(range(0xb0, 0xc4))
+
+
+def side_file(records, clockid=None, features=None):
+    a = attr(PERF_TYPE_SOFTWARE, SW_DUMMY, TRAILER,
+             (F_DISABLED, F_MMAP, F_SAMPLE_ID_ALL, F_MMAP2, F_BUILD_ID), clockid)
+    return file_mode([a], records, host_features() if features is None else features)
+
+
+def reload_perf():
+    """perf's view of dlopen, dlclose, upgrade, dlopen: one range mapped twice."""
+    # perf's records of what was mapped when it started have no time.
+    r = [mmap2(ST, 100, 0x7f1000000000, 0x1000, 0, LIB2, 0), comm(ST, 100, 'app', 900)]
+    r += [mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, LIB, 1000)]
+    r += [sample(100, 0x7f0000000100, 1100 + i) for i in range(3)]
+    r += [finished_round()]
+    r += [mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, LIB, 3000)]
+    r += [sample(100, 0x7f0000000100, 3100 + i) for i in range(3)]
+    r += [finished_round()]
+    return file_mode([attr(sample_type=ST)], r, host_features())
+
+
+def lost_perf():
+    """perf's own ring buffer lost a chunk: PERF_RECORD_LOST {id, lost}."""
+    r = [comm(ST, 100, 'app', 900), mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, LIB, 1000)]
+    r += [sample(100, 0x7f0000000100, 1100 + i) for i in range(3)]
+    r += [rec(LOST, 0, struct.pack('<QQ', 0, 3), trailer(ST, 100, 100, 1200)), finished_round()]
+    return file_mode([attr(sample_type=ST)], r, host_features())
+
+
+def reload_side():
+    """mmap3's view of it: each mapping with its own build-id, a moment earlier."""
+    return side_file([mmap2(TRAILER, 100, 0x7f1000000000, 0x1000, 0, LIB2, 500, BID_A),
+                      mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A),
+                      mmap2(TRAILER, 100, 0x7f1000000000, 0x1000, 0, LIB2, 2000, BID_B),
+                      mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 2998, BID_B)])
+
+
+def hostile_side():
+    """Names no terminal or JSON parser should see raw."""
+    names = ['/tmp/a\nb', '/tmp/\x1b[31mred', b'/tmp/\xff\xfe-not-utf8', '/tmp/\u202eevil',
+             '/tmp/quote"back\\slash', '/tmp/caf\u00e9']
+    return side_file([mmap2(TRAILER, 200 + i, 0x400000, 0x1000, 0, n, 1000 + i, BID_A)
+                      for i, n in enumerate(names)])
+
+
+def lost_side():
+    """A side file that lost records, as mmap3 writes it (LOST_SAMPLES)."""
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A),
+                      rec(LOST_SAMPLES, 0, struct.pack('<Q', 7), trailer(TRAILER, -1, -1, 1050))])
+
+
+def bts_perf(with_index=True):
+    """
+    Intel BTS as perf record -e intel_bts// writes it: an AUXTRACE_INFO,
+    then AUXTRACE records each followed by its trace (struct branch
+    {from, to, misc}), with the HEADER_AUXTRACE index of their offsets.
+    """
+    st = S_IP | S_TID | S_TIME | S_CPU | S_IDENTIFIER
+    bts = attr(BTS_PMU_TYPE, 0, st, (F_DISABLED, F_SAMPLE_ID_ALL))
+    dummy = attr(PERF_TYPE_SOFTWARE, SW_DUMMY, st, (F_MMAP, F_COMM, F_SAMPLE_ID_ALL, F_MMAP2))
+    info = rec(AUXTRACE_INFO, 0, struct.pack('<II', 2, 0) +  # PERF_AUXTRACE_INTEL_BTS
+               struct.pack('<6Q', BTS_PMU_TYPE, 0, 1, 0, 0, 0))
+    records = [info, comm(st, 100, 'bts', 900),
+               mmap2(st, 100, 0x400000, 0x10000, 0, '/tmp/mmap3-craft/prog', 1000)]
+    index = []
+    for k in range(2):
+        branches = b''.join(struct.pack('<QQQ', 0x400100 + 16 * i + k, 0x400200 + 16 * i, 0)
+                            for i in range(5))
+        branches += b'\0' * (-len(branches) % 8)
+        aux = rec(AUXTRACE, 0, struct.pack('<QQQIIII', len(branches), 4096 * k, k, 0, 100, 0, 0))
+        index.append(len(b''.join(records)))
+        records += [aux + branches, finished_round()]
+        records += [rec(SAMPLE, MISC_USER, struct.pack('<QQIIQII', 2, 0x400100, 100, 100, 2000 + 1000 * k, 0, 0)),
+                    finished_round()]
+    # The index holds file offsets: data starts after header, ids and attrs.
+    ids = [[1], [2]]
+    data_off = 104 + 16 + 2 * (len(bts) + 16)
+    entries = [(data_off + o, 48) for o in index]
+    feats = host_features()
+    if with_index:
+        feats[FEAT_AUXTRACE] = struct.pack('<Q', len(entries)) + b''.join(struct.pack('<QQ', *e) for e in entries)
+    return file_mode([bts, dummy], records, feats, ids)
+
+
+def bts_side():
+    """mmap3 saw a mapping between the two AUXTRACE records: it goes between them."""
+    return side_file([mmap2(TRAILER, 300, 0x500000, 0x1000, 0, '/tmp/mmap3-craft/other', 1500, BID_A)])
+
+
+# --- Malformed files: each must give status 1 and one line naming the offset.
+
+def _perf(records, features=None):
+    return file_mode([attr(sample_type=ST)], [comm(ST, 1, 'ok', 10)] + records,
+                     host_features() if features is None else features)
+
+
+def short_mmap2():
+    r = bytearray(mmap2(ST, 1, 0x1000, 0x1000, 0, '/x', 20))
+    struct.pack_into('<H', r, 6, 64)    # fewer bytes than its fields
+    return _perf([bytes(r[:64])])
+
+
+def nonul_mmap():
+    body = struct.pack('<IIQQQ', 1, 1, 0x1000, 0x1000, 0) + b'A' * 16
+    return _perf([rec(MMAP, MISC_USER, body, trailer(ST, 1, 1, 20))])
+
+
+def odd_size():
+    return _perf([rec(COMM, 0, struct.pack('<II', 1, 1) + b'ab\0\0', trailer(ST, 1, 1, 20))])
+
+
+def sample_short():
+    return _perf([rec(SAMPLE, MISC_USER, struct.pack('<Q', 0x1000))])
+
+
+def aux_past_end():
+    return _perf([rec(AUXTRACE, 0, struct.pack('<QQQIIII', 1 << 20, 0, 0, 0, 1, 0, 0))])
+
+
+def buildid_nonul():
+    return _perf([rec(HEADER_BUILD_ID, MISC_USER, struct.pack('<i20sBBH', -1, b'x' * 20, 20, 0, 0) + b'y' * 12)])
+
+
+def table_overrun():
+    f = host_features()
+    f[FEAT_BUILD_ID] = build_id_entry('/bin/x', b'z' * 20)[:-8]  # the last entry cut short
+    return _perf([], f)
+
+
+def attrs_overlap():
+    b = bytearray(_perf([]))
+    attrs_off = struct.unpack_from('<Q', b, 24)[0]
+    struct.pack_into('<Q', b, 40, attrs_off)     # data starts at the attrs
+    return bytes(b)
+
+
+def feature_outside():
+    b = bytearray(_perf([]))
+    data_off, data_size = struct.unpack_from('<QQ', b, 40)
+    struct.pack_into('<Q', b, data_off + data_size, 1 << 40)   # the first section's offset
+    return bytes(b)
+
+
+def pipe_tiny_attr():
+    return pipe_mode([rec(HEADER_ATTR, 0, b'\0' * 8)])
+
+
+def pipe_attr_size():
+    a = bytearray(attr(sample_type=ST))
+    struct.pack_into('<I', a, 4, 4096)     # attr.size larger than the record
+    return pipe_mode([header_attr(bytes(a))])
+
+
+def pipe_feature_id():
+    return pipe_mode([header_attr(attr(sample_type=ST)), header_feature(300, b'x' * 8)])
+
+
+def side_nonul():
+    body = struct.pack('<IIQQQ', 1, 1, 0x1000, 0x1000, 0) + struct.pack('<BBH20s', 20, 0, 0, BID_A) + \
+        struct.pack('<II', 5, 2) + b'B' * 16
+    return side_file([rec(MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, body, trailer(TRAILER, 1, 1, 30))])
+
+
+MALFORMED = {
+    'short-mmap2': short_mmap2,
+    'nonul-mmap': nonul_mmap,
+    'odd-size': odd_size,
+    'sample-short': sample_short,
+    'aux-past-end': aux_past_end,
+    'buildid-nonul': buildid_nonul,
+    'table-overrun': table_overrun,
+    'attrs-overlap': attrs_overlap,
+    'feature-outside': feature_outside,
+    'pipe-tiny-attr': pipe_tiny_attr,
+    'pipe-attr-size': pipe_attr_size,
+    'pipe-feature-id': pipe_feature_id,
+    'side-nonul': side_nonul,
+}
+
+def other_host_side():
+    f = host_features()
+    f[FEAT_HOSTNAME] = string_feature('elsewhere')
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A)], features=f)
+
+
+def mono_side():
+    """As mmap3 record --clock monotonic writes it."""
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A)], clockid=1)
+
+
+NAMED = {
+    'reload-perf': reload_perf,
+    'other-host-side': other_host_side,
+    'mono-side': mono_side,
+    'reload-side': reload_side,
+    'hostile-side': hostile_side,
+    'lost-side': lost_side,
+    'lost-perf': lost_perf,
+    'bts-perf': bts_perf,
+    'bts-side': bts_side,
+}
+NAMED.update(MALFORMED)
+
+
+def main():
+    if sys.argv[1:] == ['--list']:
+        print('\n'.join(sorted(NAMED)))
+        return 0
+    if sys.argv[1:] == ['--malformed']:
+        print('\n'.join(sorted(MALFORMED)))
+        return 0
+    if len(sys.argv) != 3 or sys.argv[1] not in NAMED:
+        print('usage: craft.py NAME OUT | --list', file=sys.stderr)
+        return 2
+    with open(sys.argv[2], 'wb') as f:
+        f.write(NAMED[sys.argv[1]]())
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Documentation that matches perf and the tool (issue #12, 8): mmap3(1)
+# renders without a warning and is installed by make install (PREFIX,
+# DESTDIR); every option each subcommand's --help offers is in it and in
+# the README; PERF_BUILDID_DIR is never offered as something perf reads;
+# and what they offer instead works with the host's perf (6.1): perf
+# --buildid-dir DIR report resolves a deleted program from the capture
+# directory mmap3 record --capture filled, where PERF_BUILDID_DIR=DIR
+# does not.  Prints TAP.
+#
+#   tests/host/docs_test.sh MMAP3 MMAP3-FAKE
+set -u
+
+mmap3=$1
+fake=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+man=$top/docs/mmap3.1
+
+LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" >groff.err 2>&1
+check "mmap3(1) renders without a warning" test ! -s groff.err
+MANWIDTH=200 LC_ALL=C.UTF-8 man -l "$man" 2>/dev/null | col -b >man.txt
+check "... with perf's sections" sh -c "for s in NAME SYNOPSIS DESCRIPTION 'EXIT STATUS' ENVIRONMENT 'SEE ALSO'; do grep -q \"^\$s\" man.txt || exit 1; done"
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+check "... of this version ($version)" grep -q "\"mmap3 $version\"" "$man"
+
+make -s -C "$top" install DESTDIR="$tmp/root" PREFIX=/usr >install.log 2>&1
+check "make install DESTDIR=... PREFIX=/usr installs the tool" test -x root/usr/bin/mmap3
+check "... and mmap3(1)" cmp "$man" root/usr/share/man/man1/mmap3.1
+make -s -C "$top" uninstall DESTDIR="$tmp/root" PREFIX=/usr >>install.log 2>&1
+check "make uninstall removes both" sh -c "test ! -e root/usr/bin/mmap3 && test ! -e root/usr/share/man/man1/mmap3.1"
+
+for c in record merge dump buildid stat version; do
+	"$mmap3" $c --help >help.txt 2>&1
+	for opt in $(grep -oE -- '--[a-z][a-z-]+' help.txt | sort -u); do
+		[ "$opt" = --help ] && continue
+		check "$c $opt is in mmap3(1) and the README" \
+			sh -c "grep -qF -- '$opt' man.txt && grep -qF -- '$opt' '$top/README.md'"
+	done
+done
+
+# Wherever PERF_BUILDID_DIR is named, it is named as what perf 6.1 ignores.
+"$mmap3" record --help >help.txt 2>&1
+check "PERF_BUILDID_DIR is nowhere offered as something perf reads" \
+	sh -c "! grep -h PERF_BUILDID_DIR '$top/README.md' man.txt help.txt | grep -v 'ignores\|does not read'"
+
+# The advice, tried: a program captured, then deleted; perf finds it by
+# build-id in the capture directory with --buildid-dir only.
+cat >prog.c <<'EOF'
+__attribute__((noinline)) int mmap3_docs_fn(int x) { return x * 3 + 1; }
+int main(int argc, char **argv) { (void)argv; return mmap3_docs_fn(argc); }
+EOF
+cc -O1 -no-pie -o prog prog.c -Wl,--build-id=0x00112233445566778899aabbccddeeff00112233
+printf '%s\0%s\0' "$tmp/prog" "$tmp/gone/prog" >pairs
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side.data --capture "$tmp/cache" -- true 2>/dev/null
+check "record --capture kept the program" test -f "$tmp/cache/.build-id/00/112233445566778899aabbccddeeff00112233/elf"
+# A perf.data of samples in mmap3_docs_fn of $tmp/gone/prog, which does not exist.
+python3 - "$top/tests/host" "$tmp" <<'EOF'
+import subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import craft
+fn = int(subprocess.run("nm prog | awk '/ mmap3_docs_fn$/ { print $1 }'", shell=True,
+                        capture_output=True, text=True).stdout, 16)
+seg = [l.split() for l in subprocess.run(['readelf', '-lW', 'prog'], capture_output=True,
+                                         text=True).stdout.splitlines() if 'LOAD' in l and 'R E' in l][0]
+bid = bytes.fromhex('00112233445566778899aabbccddeeff00112233')
+r = [craft.comm(craft.ST, 100, 'prog', 5),
+     craft.mmap2(craft.ST, 100, int(seg[2], 16), int(seg[4], 16), int(seg[1], 16), sys.argv[2] + '/gone/prog', 10, bid)]
+r += [craft.sample(100, fn + 2, 20 + i) for i in range(10)]
+open('perf.data', 'wb').write(craft.file_mode([craft.attr(sample_type=craft.ST)], r, craft.host_features()))
+EOF
+mkdir home
+HOME=$tmp/home perf --buildid-dir "$tmp/cache" report -i perf.data --stdio --sort sym >with.txt 2>&1
+check "perf --buildid-dir DIR report resolves the deleted program from DIR" grep -q '\[\.\] mmap3_docs_fn' with.txt
+HOME=$tmp/home PERF_BUILDID_DIR=$tmp/cache perf report -i perf.data --stdio --sort sym >env.txt 2>&1
+check "PERF_BUILDID_DIR=DIR perf report does not (perf $(perf --version | cut -d' ' -f3) ignores it)" \
+	sh -c "grep -q '%' env.txt && ! grep -q mmap3_docs_fn env.txt"
+
+tap_done

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stand-in for /dev/mmap3, linked into mmap3-fake instead of
+ * userspace/device.c, so that the host tests can run mmap3 record
+ * (its loop, signals, captures and checks of the records) where no
+ * module may be loaded.  The "device" is a pipe of one page that a
+ * thread fills with records as the module would: the kernel, then
+ * mappings, a LOST record after records that did not fit.
+ *
+ * MMAP3_FAKE="key=value,...":
+ *	rate=N		N mappings a second from ENABLE until DISABLE
+ *	files=PATH	a file of NUL-separated pairs: an ELF file whose bytes
+ *			the capture handle gives, the path the record names
+ *	bad=KIND	send a malformed record after the kernel's: short
+ *			(size 8), odd (size 20), big (past the read), nonul
+ *			(a path without NUL), longid (a 200-byte build-id)
+ *	flush_ms=N	DISABLE ends the records N ms later, as the module's
+ *			worker may take that long
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "elf_buildid.h"
+#include "elf_buildid_fd.h"
+
+#define MAX_FILES	64
+
+static struct {
+	int rate;
+	const char *files;
+	const char *bad;
+	int flush_ms;
+} cfg;
+
+static struct {
+	char *elf, *path;
+	struct mmap3_build_id bid;
+} files[MAX_FILES];
+static unsigned int nr_files;
+
+static int wfd = -1;
+static pthread_t thread;
+static volatile int stopping;
+static uint64_t lost, seq;
+
+const char *mmap3_device_path(void)
+{
+	return "fake-mmap3";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void parse_config(void)
+{
+	static char spec[4096];
+	char *kv, *save;
+
+	snprintf(spec, sizeof(spec), "%s", getenv("MMAP3_FAKE") ? getenv("MMAP3_FAKE") : "");
+	for (kv = strtok_r(spec, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(kv, "rate=", 5))
+			cfg.rate = atoi(kv + 5);
+		else if (!strncmp(kv, "files=", 6))
+			cfg.files = kv + 6;
+		else if (!strncmp(kv, "bad=", 4))
+			cfg.bad = kv + 4;
+		else if (!strncmp(kv, "flush_ms=", 9))
+			cfg.flush_ms = atoi(kv + 9);
+	}
+}
+
+/* The pairs of files=, with each ELF file's build-id. */
+static void load_files(void)
+{
+	static char buf[1 << 16];
+	size_t len, off = 0;
+	int fd;
+
+	if (!cfg.files)
+		return;
+	fd = open(cfg.files, O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? 0 : (size_t)read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	while (off < len && nr_files < MAX_FILES) {
+		struct elf_buildid bid;
+		struct stat st;
+		int efd;
+
+		files[nr_files].elf = buf + off;
+		off += strlen(buf + off) + 1;
+		if (off >= len)
+			break;
+		files[nr_files].path = buf + off;
+		off += strlen(buf + off) + 1;
+		efd = open(files[nr_files].elf, O_RDONLY | O_CLOEXEC);
+		if (efd < 0 || fstat(efd, &st))
+			continue;
+		elf_buildid_parse(elf_buildid_fd_read, &efd, (__u64)st.st_size, &bid);
+		close(efd);
+		files[nr_files].bid.status = (__u8)bid.status;
+		files[nr_files].bid.size = (__u8)bid.size;
+		memcpy(files[nr_files].bid.data, bid.id, bid.size);
+		nr_files++;
+	}
+}
+
+int mmap3_device_open(struct mmap3_abi_version *ver)
+{
+	int fds[2];
+
+	parse_config();
+	load_files();
+	if (pipe2(fds, O_CLOEXEC)) {
+		fprintf(stderr, "mmap3: fake device: %s\n", strerror(errno));
+		return -1;
+	}
+	/* One page: what is not read soon is lost, as in a full buffer. */
+	fcntl(fds[1], F_SETPIPE_SZ, 4096);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	wfd = fds[1];
+	memset(ver, 0, sizeof(*ver));
+	ver->size = sizeof(*ver);
+	ver->major = MMAP3_ABI_MAJOR;
+	ver->minor = MMAP3_ABI_MINOR;
+	return fds[0];
+}
+
+int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
+		       uint64_t buffer_size)
+{
+	(void)fd, (void)filter, (void)clock, (void)buffer_size;
+	return 0;
+}
+
+/* Write one record whole, or count it lost. */
+static int put(const void *rec, size_t size)
+{
+	if (write(wfd, rec, size) == (ssize_t)size)
+		return 0;
+	return -1;
+}
+
+static void put_lost(void)
+{
+	struct mmap3_record_lost l = {
+		.header = { MMAP3_RECORD_LOST, sizeof(l), now_ns() },
+		.lost = lost,
+	};
+
+	if (lost && !put(&l, sizeof(l)))
+		lost = 0;
+}
+
+static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_t capture,
+		     int must)
+{
+	size_t size = sizeof(struct mmap3_record_mmap) + ((strlen(path) + 8) & ~7UL);
+	struct mmap3_record_mmap *m = calloc(1, size);
+
+	m->header.type = MMAP3_RECORD_MMAP;
+	m->header.size = (uint32_t)size;
+	m->header.time = now_ns();
+	m->pid = m->tid = 4242;
+	m->prot = PROT_READ | PROT_EXEC;
+	m->addr = 0x400000 + 0x10000 * (seq++ % 4096);
+	m->len = 0x1000;
+	m->capture = capture;
+	if (bid)
+		m->build_id = *bid;
+	else
+		m->build_id.status = MMAP3_BUILDID_NOT_ELF;
+	memcpy(m->path, path, strlen(path));
+	put_lost();
+	while (put(m, size)) {
+		if (!must) {
+			lost++;
+			break;
+		}
+		usleep(1000);	/* records with capture handles wait for room */
+	}
+	free(m);
+}
+
+static void put_bad(void)
+{
+	uint8_t buf[512] = { 0 };
+	struct mmap3_record_mmap *m = (void *)buf;
+	size_t size = sizeof(*m) + 16;
+
+	m->header.type = MMAP3_RECORD_MMAP;
+	m->header.size = (uint32_t)size;
+	memcpy(m->path, "/bin/true", 9);
+	if (!strcmp(cfg.bad, "short"))
+		m->header.size = 8;
+	else if (!strcmp(cfg.bad, "odd"))
+		m->header.size = sizeof(*m) + 12;
+	else if (!strcmp(cfg.bad, "big"))
+		m->header.size = 4096;
+	else if (!strcmp(cfg.bad, "nonul"))
+		memset(m->path, 'x', 16);
+	else if (!strcmp(cfg.bad, "longid"))
+		m->build_id.size = 200;
+	put(buf, size);
+}
+
+static void *producer(void *arg)
+{
+	uint64_t next = now_ns();
+	unsigned int i;
+
+	(void)arg;
+	for (i = 0; i < nr_files; i++)
+		put_mmap(files[i].path, &files[i].bid, i + 1, 1);
+	while (!stopping) {
+		if (cfg.rate && now_ns() >= next) {
+			put_mmap("/usr/bin/fake", NULL, 0, 0);
+			next += 1000000000ULL / (uint64_t)cfg.rate;
+		}
+		usleep(500);
+	}
+	return NULL;
+}
+
+int mmap3_device_enable(int fd)
+{
+	struct mmap3_record_kernel k = {
+		.header = { MMAP3_RECORD_KERNEL, sizeof(k), now_ns() },
+		.build_id = { .status = MMAP3_BUILDID_NO_NOTE },
+	};
+	struct mmap3_record_dump_done d = { { MMAP3_RECORD_DUMP_DONE, sizeof(d), now_ns() } };
+	struct utsname u;
+
+	(void)fd;
+	uname(&u);
+	snprintf(k.release, sizeof(k.release), "%s", u.release);
+	put(&k, sizeof(k));
+	if (cfg.bad)
+		put_bad();
+	put(&d, sizeof(d));
+	return pthread_create(&thread, NULL, producer, NULL) ? -1 : 0;
+}
+
+int mmap3_device_disable(int fd)
+{
+	(void)fd;
+	if (wfd < 0)
+		return 0;
+	stopping = 1;
+	pthread_join(thread, NULL);
+	usleep((useconds_t)cfg.flush_ms * 1000);
+	put_lost();
+	close(wfd);
+	wfd = -1;
+	return 0;
+}
+
+int mmap3_device_flush(int fd)
+{
+	(void)fd;
+	return 0;
+}
+
+int mmap3_device_stats(int fd, struct mmap3_stats *st)
+{
+	(void)fd;
+	memset(st, 0, sizeof(*st));
+	return 0;
+}
+
+long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+	int efd;
+
+	(void)fd;
+	if (!handle || handle > nr_files)
+		return -ENOENT;
+	efd = open(files[handle - 1].elf, O_RDONLY | O_CLOEXEC);
+	if (efd < 0)
+		return -errno;
+	n = pread(efd, buf, len, (off_t)off);
+	close(efd);
+	return n < 0 ? -errno : n;
+}
+
+void mmap3_device_capture_release(int fd, uint32_t handle)
+{
+	(void)fd, (void)handle;
+}

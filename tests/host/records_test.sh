@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every record validated before use (issue #12, 3): crafted perf.data and
+# side files each too short for a field, with a name that does not end,
+# a size that is no multiple of 8, sections outside the file; a perf.data
+# left by a killed perf record; malformed records from the device (the
+# stand-in of mmap3-fake).  Each must give status 1 and one line naming
+# the file or device, the offset and what was expected: never 255, never
+# a sanitizer report (the binaries are built with ASan and UBSan).  And
+# what perf itself writes 4-byte padded must still read.  Prints TAP.
+#
+#   tests/host/records_test.sh MMAP3 MMAP3-FAKE
+set -u
+
+mmap3=$1
+fake=$2
+craft=$(cd "$(dirname "$0")" && pwd)/craft.py
+. "$(dirname "$0")/../lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# one_error NAME PATTERN CMD...: status 1 and exactly one line on stderr,
+# matching PATTERN.
+one_error()
+{
+	local name=$1 pattern=$2 rc
+	shift 2
+	"$@" >/dev/null 2>err
+	rc=$?
+	check "$name: status 1 (got $rc)" test $rc -eq 1
+	check "$name: one line: $(head -c 150 err | head -n 1)" \
+		sh -c "test \$(wc -l <err) -eq 1 && grep -qE -- '$pattern' err"
+}
+
+"$craft" reload-perf perf.data
+"$craft" reload-side side.data
+for name in $("$craft" --malformed); do
+	"$craft" "$name" "$name.data"
+	one_error "dump $name" "^mmap3: $name.data: offset [0-9]+: .*(expected|overlap)" \
+		"$mmap3" dump "$name.data"
+	case $name in
+	side-*)
+		one_error "merge with the side file $name" "^mmap3: $name.data: offset [0-9]+: " \
+			"$mmap3" merge perf.data "$name.data" -o out.data ;;
+	*)
+		one_error "merge of $name" "^mmap3: $name.data: offset [0-9]+: " \
+			"$mmap3" merge "$name.data" side.data -o out.data ;;
+	esac
+done
+check "no output was left by any of them" test ! -e out.data
+
+if perf record -q -e cpu-clock -o ok.data -- true >/dev/null 2>&1; then
+	perf record -q -e cpu-clock -o killed.data -- sleep 5 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	one_error "a perf.data left by a killed perf record" \
+		"^mmap3: killed.data: offset 48: data size 0: the file is incomplete, as perf warns .*properly terminated" \
+		"$mmap3" dump killed.data
+	# perf inject -b pads its build-id records to 4 bytes: read, copied aligned.
+	perf inject -b -i ok.data -o injected.data 2>/dev/null
+	"$mmap3" dump injected.data >dump.txt 2>err
+	check "perf inject -b output (BUILD_ID records of 4-byte multiples) reads: status 0" \
+		sh -c "test -z \"\$(cat err)\" && grep -q ' BUILD_ID ' dump.txt"
+	perf record -q -e cpu-clock -o - -- true 2>/dev/null | perf inject -b >injected.pipe 2>/dev/null
+	"$mmap3" dump injected.pipe >dump.txt 2>err
+	check "... and so does perf inject -b in pipe mode (FEATURE records too)" \
+		sh -c "test -z \"\$(cat err)\" && grep -q ' FEATURE ' dump.txt"
+else
+	tap_skip "perf record does not work on this machine"
+fi
+
+# From the device: the stand-in sends one bad record after the kernel's.
+for bad in short odd big nonul longid; do
+	MMAP3_FAKE=bad=$bad "$fake" record -o dev-$bad.data -- true >/dev/null 2>err
+	rc=$?
+	check "a malformed record from the device ($bad): status 1 (got $rc)" test $rc -eq 1
+	check "... one line naming the device, the offset and what was expected: $(head -n 1 err)" \
+		grep -qE '^mmap3: fake-mmap3: offset 160 of the records read: .*, expected ' err
+	check "... and no side file" test ! -e dev-$bad.data
+done
+
+tap_done

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/merge.c - mmap3's records folded into perf's perf.data:
+ *
+ *  - perf's own user-space MMAP/MMAP2 records that mmap3 also saw (same
+ *    pid, range, offset and name) become MMAP2 records carrying mmap3's
+ *    build-id, keeping perf's time.  When a range was mapped more than
+ *    once (dlopen, dlclose, upgrade, dlopen), each of perf's records takes
+ *    mmap3's record nearest to it in time;
+ *  - the kernel and the modules perf found loaded when it started keep
+ *    perf's records: mmap3's own for them would be a second kernel map
+ *    (which perf takes as the kernel starting over) and modules mapped
+ *    twice.  A module's map takes the length of its text from mmap3,
+ *    though: perf takes it from /proc/modules, whose size on 6.4 and later
+ *    kernels adds up the module's separately allocated text, data and
+ *    read-only data, so perf's map can cover other modules' text;
+ *  - mmap3's records perf did not have (modules loaded mid-session,
+ *    mappings of processes perf did not follow, lost records) are added,
+ *    with the sample_id trailer of the file's attrs, each just before the
+ *    first of perf's records that is not older (see place_due());
+ *  - the HEADER_BUILD_ID table takes mmap3's build-ids; AUXTRACE records
+ *    keep their trace data and the HEADER_AUXTRACE index follows them to
+ *    their new offsets.
+ * Inputs recorded on other hosts or kernels, or with another clock, are
+ * refused: their times and pids do not match.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "merge.h"
+#include "perf/reader.h"
+#include "perf/writer.h"
+
+#define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define REC_MAX			65535
+
+struct side_rec {
+	uint8_t *body;		/* the record without its trailer */
+	uint16_t body_size;
+	struct sample_id id;
+	int matched;		/* perf has the same mapping */
+	uint64_t insert_at;	/* unless matched, written before perf's record here */
+	size_t next_same;	/* index + 1 of the next one with the same mapping, by time */
+};
+
+/*
+ * What pass 2 writes of the input's data section, in order: a run of
+ * records kept as they are, copied by the kernel; one of perf's user
+ * mappings to give mmap3's build-id (@r); or one of perf's kernel maps,
+ * cut to the text mmap3 saw (@kernel, @r if mmap3 has it).  As many as
+ * perf's mappings and mmap3's records, whatever the number of samples.
+ */
+struct span {
+	uint64_t off, len;
+	uint64_t out;		/* where pass 2 wrote it */
+	struct side_rec *r;
+	int kernel;
+};
+
+struct merge {
+	struct perf_reader in, side;
+	struct span *spans;
+	size_t nr_spans, spans_cap;
+	struct side_rec *recs;
+	size_t nr;
+	/* Side mappings by (pid, tid, range, offset, name): the oldest's index + 1. */
+	size_t *index;
+	size_t index_size;	/* a power of two, over twice nr */
+	/* The records to add (not matched), oldest first, and the next one due. */
+	size_t *order, nr_order, due;
+	struct merge_stats *stats;
+};
+
+static int err_mem(const char *path)
+{
+	fprintf(stderr, "mmap3: %s: out of memory\n", path);
+	return -1;
+}
+
+static const char *mmap_name(const struct perf_event_header *h, size_t *max)
+{
+	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
+
+	*max = h->size > fixed ? h->size - fixed : 0;
+	return (const char *)h + fixed;
+}
+
+/* pid, tid, start, len, pgoff: the same place in MMAP and MMAP2. */
+#define MAPPING_KEY	(PERF_MMAP_FIXED - sizeof(struct perf_event_header))
+
+/* Same pid, range, offset and name; @a is a side record body. */
+static int same_mapping(const struct perf_event_header *a, const struct perf_event_header *b)
+{
+	size_t ma, mb;
+	const char *na = mmap_name(a, &ma), *nb = mmap_name(b, &mb);
+
+	if (memcmp(a + 1, b + 1, MAPPING_KEY))
+		return 0;
+	return !strncmp(na, nb, ma < mb ? ma : mb);
+}
+
+static int is_mmap(const struct perf_event_header *h)
+{
+	return h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2;
+}
+
+static int is_kernel(const struct perf_event_header *h)
+{
+	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
+static int is_user_mmap(const struct perf_event_header *h)
+{
+	return is_mmap(h) && !is_kernel(h);
+}
+
+static uint64_t map_start(const struct perf_event_header *h)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)h + offsetof(struct perf_record_mmap, start), 8);
+	return v;
+}
+
+static uint64_t map_len(const struct perf_event_header *h)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)h + offsetof(struct perf_record_mmap, len), 8);
+	return v;
+}
+
+/*
+ * The module a kernel map is of, as perf names it: "[mmap3]" and
+ * "/lib/modules/.../mmap3.ko" are both mmap3, "[kernel.kallsyms]_text"
+ * is kernel.kallsyms; '-' and '_' are one.
+ */
+static void kernel_map_name(const struct perf_event_header *h, char *out, size_t len)
+{
+	size_t max, i = 0;
+	const char *name = mmap_name(h, &max), *end = name + strnlen(name, max), *p;
+
+	if (name < end && name[0] == '[') {
+		name++;
+		p = memchr(name, ']', end - name);
+		end = p ? p : end;
+	} else {
+		for (p = name; p < end; p++)
+			if (*p == '/')
+				name = p + 1;
+		p = memchr(name, '.', end - name);
+		end = p ? p : end;
+	}
+	for (; name < end && i + 1 < len; name++)
+		out[i++] = *name == '-' ? '_' : *name;
+	out[i] = 0;
+}
+
+/* Same start and module: perf's kernel map @h is the side record @r's. */
+static int same_kernel_map(const struct side_rec *r, const struct perf_event_header *h)
+{
+	const struct perf_event_header *s = (const void *)r->body;
+	char a[256], b[256];
+
+	if (!is_mmap(s) || !is_kernel(s) || map_start(s) != map_start(h))
+		return 0;
+	kernel_map_name(s, a, sizeof(a));
+	kernel_map_name(h, b, sizeof(b));
+	return !strcmp(a, b);
+}
+
+/*
+ * Mark mmap3's record of the kernel map perf has in @h.  Only the first
+ * unmatched one: a module unloaded and loaded again at the same address
+ * has a second record, which must be added.
+ */
+static struct side_rec *match_kernel_map(struct merge *m, const struct perf_event_header *h)
+{
+	size_t k;
+
+	for (k = 0; k < m->nr; k++)
+		if (!m->recs[k].matched && same_kernel_map(&m->recs[k], h)) {
+			m->recs[k].matched = 1;
+			return &m->recs[k];
+		}
+	return NULL;
+}
+
+/* The output's trailer after @body: mmap3's pid, tid, time, cpu; id 0. */
+static int write_with_trailer(struct merge *m, struct perf_writer *w, const uint8_t *body,
+			      size_t body_size, const struct sample_id *id)
+{
+	uint8_t buf[REC_MAX + 1];
+	struct perf_event_header h;
+
+	memcpy(buf, body, body_size);
+	memset(buf + body_size, 0, m->in.id.size);
+	sample_id_write(&m->in.id, buf + body_size, id);
+	memcpy(&h, buf, sizeof(h));
+	h.size = (uint16_t)(body_size + m->in.id.size);
+	memcpy(buf, &h, sizeof(h));
+	return perf_writer_record(w, buf);
+}
+
+/* perf's kernel map @h, a module's cut to the length of the text @r saw. */
+static int write_kernel_map(struct perf_writer *w, const struct perf_event_header *h,
+			    const struct side_rec *r)
+{
+	uint8_t buf[REC_MAX + 1];
+	uint64_t text_len;
+	char name[256];
+
+	kernel_map_name(h, name, sizeof(name));
+	if (!r || !strcmp(name, "kernel.kallsyms"))
+		return perf_writer_record(w, h);
+	text_len = map_len((const void *)r->body);
+	if (!text_len || text_len >= map_len(h))
+		return perf_writer_record(w, h);
+	memcpy(buf, h, h->size);
+	memcpy(buf + offsetof(struct perf_record_mmap, len), &text_len, 8);
+	return perf_writer_record(w, buf);
+}
+
+/* The side file: mmap3's attr, its mappings, kernel maps and losses. */
+static int load_side(struct merge *m)
+{
+	const struct perf_event_attr *a = &m->side.attrs[0].attr;
+	struct perf_rec rec;
+	int ret;
+
+	if (m->side.nr_attrs != 1 || a->sample_type != SIDE_SAMPLE_TYPE || !a->sample_id_all) {
+		fprintf(stderr, "mmap3: %s: not an mmap3 side file (its attr is not mmap3's)\n",
+			m->side.path);
+		return -1;
+	}
+	while ((ret = perf_reader_next(&m->side, &rec)) > 0) {
+		const struct perf_event_header *h = rec.h;
+		struct side_rec *r;
+
+		if (!is_mmap(h) && h->type != PERF_RECORD_LOST_SAMPLES &&
+		    h->type != PERF_RECORD_LOST)
+			continue;
+		if (m->nr % 256 == 0) {
+			struct side_rec *n = realloc(m->recs, (m->nr + 256) * sizeof(*n));
+
+			if (!n)
+				return err_mem(m->side.path);
+			m->recs = n;
+		}
+		r = &m->recs[m->nr];
+		memset(r, 0, sizeof(*r));
+		sample_id_parse(&m->side.id, h, &r->id);
+		if (is_mmap(h)) {
+			r->body_size = h->size - m->side.id.size;
+			r->body = malloc(r->body_size);
+			if (!r->body)
+				return err_mem(m->side.path);
+			memcpy(r->body, h, r->body_size);
+		} else {
+			/* Lost records (PERF_RECORD_LOST in older side files): apart from perf's. */
+			struct perf_record_lost_samples l = {
+				.header = { .type = PERF_RECORD_LOST_SAMPLES, .size = sizeof(l) },
+			};
+
+			memcpy(&l.lost, (const uint8_t *)h + (h->type == PERF_RECORD_LOST ?
+			       offsetof(struct perf_record_lost, lost) :
+			       offsetof(struct perf_record_lost_samples, lost)), 8);
+			m->stats->side_lost += l.lost;
+			r->body_size = sizeof(l);
+			r->body = malloc(sizeof(l));
+			if (!r->body)
+				return err_mem(m->side.path);
+			memcpy(r->body, &l, sizeof(l));
+		}
+		m->nr++;
+	}
+	if (ret < 0)
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+	return ret;
+}
+
+/* Hash of what same_mapping() compares. */
+static uint64_t mapping_hash(const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint64_t x = 0xcbf29ce484222325ULL;
+	size_t i, max;
+	const char *name = mmap_name(h, &max);
+
+	for (i = 0; i < MAPPING_KEY; i++)
+		x = (x ^ p[i]) * 0x100000001b3ULL;
+	for (i = 0; i < max && name[i]; i++)
+		x = (x ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	return x;
+}
+
+static const struct side_rec *sort_recs;
+
+static int by_time(const void *a, const void *b)
+{
+	const struct side_rec *ra = &sort_recs[*(const size_t *)a];
+	const struct side_rec *rb = &sort_recs[*(const size_t *)b];
+
+	if (ra->id.time != rb->id.time)
+		return ra->id.time < rb->id.time ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* mmap3's records oldest first (in side-file order within a time). */
+static int order_side(struct merge *m)
+{
+	size_t k;
+
+	m->order = malloc((m->nr + 1) * sizeof(*m->order));
+	if (!m->order)
+		return err_mem(m->side.path);
+	for (k = 0; k < m->nr; k++) {
+		m->order[m->nr_order++] = k;
+		m->recs[k].insert_at = UINT64_MAX;	/* after all of perf's */
+	}
+	sort_recs = m->recs;
+	qsort(m->order, m->nr_order, sizeof(*m->order), by_time);
+	return 0;
+}
+
+/*
+ * Index the side mappings, so each of perf's is looked up at once; the
+ * records of one mapping are chained oldest first.
+ */
+static int index_side(struct merge *m)
+{
+	size_t i, j, *tail;
+
+	for (m->index_size = 16; m->index_size < 2 * m->nr; m->index_size *= 2)
+		;
+	m->index = calloc(m->index_size, sizeof(*m->index));
+	tail = calloc(m->index_size, sizeof(*tail));
+	if (!m->index || !tail) {
+		free(tail);
+		return err_mem(m->side.path);
+	}
+	for (i = 0; i < m->nr; i++) {
+		size_t k = m->order[i];
+		const struct perf_event_header *b = (const void *)m->recs[k].body;
+
+		if (!is_user_mmap(b))
+			continue;
+		for (j = mapping_hash(b) & (m->index_size - 1); m->index[j];
+		     j = (j + 1) & (m->index_size - 1))
+			if (same_mapping((const void *)m->recs[m->index[j] - 1].body, b))
+				break;
+		if (!m->index[j])
+			m->index[j] = k + 1;
+		else
+			m->recs[tail[j] - 1].next_same = k + 1;
+		tail[j] = k + 1;
+	}
+	free(tail);
+	return 0;
+}
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * The side mapping perf's record @h (at @time, if @has_time) is: of those
+ * with its pid, range, offset and name, the nearest in time (perf's
+ * record comes a moment after mmap3's), the oldest for perf's records
+ * without a time (made from /proc at its start).
+ */
+static struct side_rec *find_side(struct merge *m, const struct perf_event_header *h,
+				  int has_time, uint64_t time)
+{
+	struct side_rec *best = NULL, *r;
+	size_t j;
+
+	for (j = mapping_hash(h) & (m->index_size - 1); m->index[j];
+	     j = (j + 1) & (m->index_size - 1))
+		if (same_mapping((const void *)m->recs[m->index[j] - 1].body, h))
+			break;
+	if (!m->index[j])
+		return NULL;
+	for (r = &m->recs[m->index[j] - 1]; ; r = &m->recs[r->next_same - 1]) {
+		if (!best || (has_time && time && distance(r->id.time, time) <
+					       distance(best->id.time, time)))
+			best = r;
+		if (!r->next_same)
+			break;
+	}
+	return best;
+}
+
+static const char *clock_name(const struct perf_event_attr *a, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		[0] = "realtime", [1] = "monotonic", [4] = "monotonic_raw", [7] = "boottime",
+		[11] = "tai",
+	};
+
+	if (!a->use_clockid)
+		return "local (perf's default)";
+	if ((unsigned int)a->clockid < sizeof(names) / sizeof(names[0]) && names[a->clockid])
+		return names[a->clockid];
+	snprintf(buf, len, "clock %d", a->clockid);
+	return buf;
+}
+
+/* Are the two files of one session: same host, kernel and clock? */
+static int check_session(struct merge *m)
+{
+	const struct perf_event_attr *p = &m->in.attrs[0].attr, *s = &m->side.attrs[0].attr;
+	char a[256], b[256], c1[32], c2[32];
+	static const struct {
+		unsigned int bit;
+		const char *what;
+	} same[] = {
+		{ HEADER_HOSTNAME, "host" },
+		{ HEADER_OSRELEASE, "kernel" },
+	};
+	unsigned int i;
+
+	if (p->use_clockid != s->use_clockid || (p->use_clockid && p->clockid != s->clockid)) {
+		fprintf(stderr, "mmap3: %s was recorded with the clock %s, %s with %s: their "
+			"times cannot be compared; record mmap3 with --clock as perf record -k\n",
+			m->in.path, clock_name(p, c1, sizeof(c1)), m->side.path,
+			clock_name(s, c2, sizeof(c2)));
+		return -1;
+	}
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		if (!perf_reader_string_feature(&m->in, same[i].bit, a, sizeof(a)) ||
+		    !perf_reader_string_feature(&m->side, same[i].bit, b, sizeof(b)))
+			continue;
+		if (strcmp(a, b)) {
+			fprintf(stderr, "mmap3: %s was recorded on %s %s, %s on %s %s: not one "
+				"session, so their times and pids do not match\n", m->in.path,
+				same[i].what, a, m->side.path, same[i].what, b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The input must have times on every record, to merge in order. */
+static int check_attrs(struct merge *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->in.nr_attrs; i++)
+		if (!m->in.attrs[i].attr.sample_id_all) {
+			fprintf(stderr, "mmap3: %s: attr %u was recorded without sample_id_all: its "
+				"records have no time, so nothing can be merged in order\n",
+				m->in.path, i);
+			return -1;
+		}
+	if (!(m->in.id.fields & PERF_SAMPLE_TIME)) {
+		fprintf(stderr, "mmap3: %s: recorded without timestamps (no PERF_SAMPLE_TIME)\n",
+			m->in.path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where mmap3's records go among perf's.  perf's reader sorts records by
+ * time only within a window: at each FINISHED_ROUND it delivers what is
+ * older than the newest record read before the previous one.  A record
+ * placed just before the first of perf's that is not older than it stays
+ * inside that window and moves no window edge; anywhere earlier it would
+ * push the edge forward and make perf deliver its own later records out
+ * of order, after the samples they must precede.
+ *
+ * Pass 1 gives the records not newer than @time, perf's record at @offset,
+ * that offset; returns whether it gave any.
+ */
+static int place_due(struct merge *m, uint64_t time, uint64_t offset)
+{
+	int placed = 0;
+
+	while (m->due < m->nr_order && m->recs[m->order[m->due]].id.time <= time) {
+		m->recs[m->order[m->due++]].insert_at = offset;
+		placed = 1;
+	}
+	return placed;
+}
+
+/* Pass 2: write the unmatched records placed before @offset. */
+static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
+{
+	while (m->due < m->nr_order && m->recs[m->order[m->due]].insert_at <= offset) {
+		const struct side_rec *r = &m->recs[m->order[m->due++]];
+		struct sample_id id = r->id;
+
+		/* Matched, or too long for a record with the input's trailer. */
+		if (r->matched || r->body_size + m->in.id.size > REC_MAX)
+			continue;
+		id.id = 0;	/* perf's first event: "synthesized events have an id of zero" */
+		if (write_with_trailer(m, w, r->body, r->body_size, &id))
+			return -1;
+		m->stats->added++;
+	}
+	return 0;
+}
+
+/* perf's mapping @h as MMAP2 with the side record's build-id. */
+static int write_rewritten(struct merge *m, struct perf_writer *w,
+			   const struct perf_event_header *h, const struct side_rec *r)
+{
+	const struct perf_event_header *s = (const void *)r->body;
+	size_t grow = h->type == PERF_RECORD_MMAP ? PERF_MMAP2_FIXED - PERF_MMAP_FIXED : 0;
+	uint8_t buf[REC_MAX + 1];
+	struct perf_event_header o;
+
+	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    h->size + grow > REC_MAX)
+		return perf_writer_record(w, h);
+	/* Header and pid..pgoff from perf, build-id and prot/flags from mmap3. */
+	memcpy(buf, h, PERF_MMAP_FIXED);
+	memcpy(buf + PERF_MMAP_FIXED, (const uint8_t *)s + PERF_MMAP_FIXED,
+	       PERF_MMAP2_FIXED - PERF_MMAP_FIXED);
+	memcpy(buf + PERF_MMAP2_FIXED, (const uint8_t *)h + PERF_MMAP2_FIXED - grow,
+	       h->size - (PERF_MMAP2_FIXED - grow));
+	o.type = PERF_RECORD_MMAP2;
+	o.misc = (h->misc & ~PERF_RECORD_MISC_MMAP_DATA) | PERF_RECORD_MISC_MMAP_BUILD_ID |
+		 (s->misc & PERF_RECORD_MISC_MMAP_DATA);
+	o.size = (uint16_t)(h->size + grow);
+	memcpy(buf, &o, sizeof(o));
+	m->stats->rewritten++;
+	return perf_writer_record(w, buf);
+}
+
+/*
+ * perf's table, then mmap3's entries: perf keeps the last entry of a
+ * name, so mmap3's come after perf's.
+ */
+static int merge_build_ids(struct merge *m, struct perf_writer *w)
+{
+	void *a = NULL, *b = NULL;
+	size_t la, lb;
+	uint8_t *out;
+	int ret = -1;
+
+	if (perf_reader_build_ids(&m->in, &a, &la)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+		goto out;
+	}
+	if (perf_reader_build_ids(&m->side, &b, &lb)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+		goto out;
+	}
+	out = malloc(la + lb + 1);
+	if (!out) {
+		err_mem(m->in.path);
+		goto out;
+	}
+	if (a)
+		memcpy(out, a, la);
+	if (b)
+		memcpy(out + la, b, lb);
+	ret = la + lb ? perf_writer_feature(w, HEADER_BUILD_ID, out, la + lb) : 0;
+	free(out);
+out:
+	free(a);
+	free(b);
+	return ret;
+}
+
+/*
+ * The HEADER_AUXTRACE index: the offsets of perf's AUXTRACE records,
+ * which moved with the records added before them.
+ */
+static int rewrite_auxtrace_index(struct merge *m, struct perf_writer *w)
+{
+	struct perf_auxtrace_index_entry e;
+	uint64_t nr, i;
+	uint8_t *buf;
+	size_t len, lo, hi;
+	int ret = -1;
+
+	if (perf_reader_feature(&m->in, HEADER_AUXTRACE, (void **)&buf, &len)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+		return -1;
+	}
+	if (!buf)
+		return 0;
+	if (len < 8 || (memcpy(&nr, buf, 8), nr > (len - 8) / sizeof(e))) {
+		fprintf(stderr, "mmap3: %s: the AUXTRACE index of %zu bytes, expected a count "
+			"and that many entries of %zu\n", m->in.path, len, sizeof(e));
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		memcpy(&e, buf + 8 + i * sizeof(e), sizeof(e));
+		/* The kept span that holds the record. */
+		for (lo = 0, hi = m->nr_spans; lo < hi; ) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->spans[mid].off + m->spans[mid].len <= e.file_offset)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == m->nr_spans || m->spans[lo].off > e.file_offset || m->spans[lo].r ||
+		    m->spans[lo].kernel) {
+			fprintf(stderr, "mmap3: %s: AUXTRACE index entry %llu points at offset %llu, "
+				"expected an AUXTRACE record there\n", m->in.path,
+				(unsigned long long)i, (unsigned long long)e.file_offset);
+			goto out;
+		}
+		e.file_offset = m->spans[lo].out + (e.file_offset - m->spans[lo].off);
+		memcpy(buf + 8 + i * sizeof(e), &e, sizeof(e));
+	}
+	ret = perf_writer_feature(w, HEADER_AUXTRACE, buf, len);
+out:
+	free(buf);
+	return ret;
+}
+
+/* @own: a span of its own (rewritten, or mmap3's records go before it). */
+static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec *r,
+		    int kernel, int own)
+{
+	struct span *s;
+
+	/* Extend the run of kept records it follows. */
+	if (!own && !r && !kernel && m->nr_spans) {
+		s = &m->spans[m->nr_spans - 1];
+		if (!s->r && !s->kernel && s->off + s->len == off) {
+			s->len += len;
+			return 0;
+		}
+	}
+	if (m->nr_spans == m->spans_cap) {
+		size_t cap = m->spans_cap ? 2 * m->spans_cap : 256;
+
+		s = realloc(m->spans, cap * sizeof(*s));
+		if (!s)
+			return err_mem(m->in.path);
+		m->spans = s;
+		m->spans_cap = cap;
+	}
+	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel };
+	return 0;
+}
+
+/*
+ * Pass 1: which of mmap3's records perf has too, where perf's mappings
+ * are, and where mmap3's other records go.  Pass 2 then reads only perf's
+ * mappings; the rest is copied by the kernel.
+ */
+static int pass1(struct merge *m)
+{
+	struct perf_rec rec;
+	int ret;
+
+	while ((ret = perf_reader_next(&m->in, &rec)) > 0) {
+		const struct perf_event_header *h = rec.h;
+		struct side_rec *r = NULL;
+		int kernel = is_mmap(h) && is_kernel(h), own = 0;
+
+		/* A pipe's header records are in the output's header. */
+		if (rec.in_header)
+			continue;
+		if (is_user_mmap(h) && (r = find_side(m, h, rec.has_time, rec.time)))
+			r->matched = 1;
+		else if (kernel)
+			r = match_kernel_map(m, h);
+		if (h->type == PERF_RECORD_AUXTRACE)
+			m->stats->aux_records++;
+		if (rec.has_time)
+			own = place_due(m, rec.time, rec.offset);
+		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own))
+			return -1;
+	}
+	if (ret < 0)
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+	return ret;
+}
+
+/* Pass 2 for the input's records, from the spans of pass 1. */
+static int pass2(struct merge *m, struct perf_writer *w)
+{
+	uint8_t rec[REC_MAX + 1];
+	size_t k;
+
+	m->due = 0;
+	for (k = 0; k < m->nr_spans; k++) {
+		struct span *s = &m->spans[k];
+
+		if (write_due(m, w, s->off))
+			return -1;
+		s->out = perf_writer_offset(w);
+		if (!s->r && !s->kernel) {
+			if (perf_writer_copy(w, m->in.fd, s->off, s->len))
+				return -1;
+			continue;
+		}
+		if (perf_reader_read(&m->in, rec, s->len, s->off)) {
+			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+			return -1;
+		}
+		if (s->kernel ? write_kernel_map(w, (const void *)rec, s->r) :
+		    write_rewritten(m, w, (const void *)rec, s->r))
+			return -1;
+	}
+	return write_due(m, w, UINT64_MAX);
+}
+
+/* The output's header: perf's attrs, features and merged build-ids. */
+static int write_output(struct merge *m, const char *path)
+{
+	struct outfile_input inputs[2] = { { .path = m->in.path }, { .path = m->side.path } };
+	struct perf_writer_attr *attrs;
+	struct perf_writer w;
+	unsigned int i, bit;
+	int ret = -1;
+
+	if (fstat(m->in.fd, &inputs[0].st) || fstat(m->side.fd, &inputs[1].st)) {
+		fprintf(stderr, "mmap3: %s: %s\n", m->in.path, strerror(errno));
+		return -1;
+	}
+	attrs = calloc(m->in.nr_attrs, sizeof(*attrs));
+	if (!attrs)
+		return err_mem(path);
+	for (i = 0; i < m->in.nr_attrs; i++)
+		attrs[i] = (struct perf_writer_attr){ m->in.attrs[i].raw, m->in.attrs[i].ids,
+						      m->in.attrs[i].nr_ids };
+	if (perf_writer_open(&w, path, attrs, m->in.nr_attrs, m->in.attr_bytes, inputs, 2))
+		goto out;
+	if (pass2(m, &w))
+		goto abort;
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		void *buf;
+		size_t len;
+
+		if (bit == HEADER_BUILD_ID || bit == HEADER_AUXTRACE)
+			continue;
+		if (perf_reader_feature(&m->in, bit, &buf, &len)) {
+			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+			goto abort;
+		}
+		if (buf && perf_writer_feature(&w, bit, buf, len)) {
+			free(buf);
+			goto abort;
+		}
+		free(buf);
+	}
+	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w))
+		goto abort;
+	ret = perf_writer_close(&w);
+	goto out;
+abort:
+	perf_writer_abort(&w);
+out:
+	free(attrs);
+	return ret;
+}
+
+int merge_files(const char *perf_data, const char *side, const char *out,
+		struct merge_stats *stats)
+{
+	struct merge m = { .stats = stats };
+	size_t k;
+	int ret = -1;
+
+	memset(stats, 0, sizeof(*stats));
+	m.in.fd = m.side.fd = -1;
+	if (perf_reader_open(&m.in, perf_data)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m.in));
+		return -1;
+	}
+	if (perf_reader_open(&m.side, side)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m.side));
+		goto out;
+	}
+	if (check_attrs(&m) || load_side(&m) || check_session(&m) || order_side(&m) ||
+	    index_side(&m) || pass1(&m))
+		goto out;
+	ret = write_output(&m, out);
+out:
+	for (k = 0; k < m.nr; k++)
+		free(m.recs[k].body);
+	free(m.recs);
+	free(m.order);
+	free(m.index);
+	free(m.spans);
+	perf_reader_close(&m.in);
+	perf_reader_close(&m.side);
+	return ret;
+}

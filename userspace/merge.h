@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/merge.h - a perf.data in which stock perf resolves mappings by
+ * the build-ids mmap3 recorded (mmap3 merge).
+ */
+#ifndef MMAP3_MERGE_H
+#define MMAP3_MERGE_H
+
+#include <stdint.h>
+
+struct merge_stats {
+	uint64_t rewritten;	/* perf's mappings given mmap3's build-id */
+	uint64_t added;		/* mmap3's records perf did not have */
+	uint64_t side_lost;	/* records mmap3 lost while recording */
+	uint64_t aux_records;	/* AUXTRACE records carried over */
+};
+
+/*
+ * Write @out from @perf_data (file or pipe mode) and the side file @side.
+ * The inputs are only read; @out appears only when complete.  Returns 0,
+ * or -1 after printing one line.
+ */
+int merge_files(const char *perf_data, const char *side, const char *out,
+		struct merge_stats *stats);
+
+#endif /* MMAP3_MERGE_H */

@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/perf/reader.c - reading and checking a perf.data file.
+ *
+ * File mode: struct perf_file_header, the attrs (each attr.size bytes and
+ * a perf_file_section of its ids), the data section, then one
+ * perf_file_section per feature bit and the features.  Pipe mode: a
+ * 16-byte header, then records only; attrs, features, build-ids and
+ * tracing data come as records, gathered at open as if from a header.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define BUF_SIZE	(1U << 20)
+#define ATTR_SIZE_MAX	4096	/* larger than any perf_event_attr yet */
+#define MAX_ATTRS	65536	/* perf has one per event */
+
+static int fail(struct perf_reader *r, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct perf_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	int n = snprintf(r->error, sizeof(r->error), "%s: offset %llu: ", r->path,
+			 (unsigned long long)offset);
+	va_list ap;
+
+	if (n < 0 || (size_t)n >= sizeof(r->error))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(r->error + n, sizeof(r->error) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A record type for messages: perf's name and its number. */
+static const char *type_str(uint32_t type, char *buf, size_t len)
+{
+	const char *name = perf_record_name(type);
+
+	if (name)
+		snprintf(buf, len, "%s (%u)", name, type);
+	else
+		snprintf(buf, len, "%u", type);
+	return buf;
+}
+
+const char *perf_reader_error(const struct perf_reader *r)
+{
+	return r->error;
+}
+
+static int read_at(struct perf_reader *r, void *buf, size_t len, uint64_t off, const char *what)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(r->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(r, off + done, "cannot read %s: %s", what, strerror(errno));
+		if (!n)
+			return fail(r, off + done, "the file ends inside %s (%zu of %zu bytes)",
+				    what, done, len);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Is [off, off + len) inside the file? */
+static int in_file(const struct perf_reader *r, uint64_t off, uint64_t len)
+{
+	return off <= r->file_size && len <= r->file_size - off;
+}
+
+static int has_bit(const uint64_t *bits, unsigned int bit)
+{
+	return !!(bits[bit / 64] & (1ULL << (bit % 64)));
+}
+
+static int refuse_compressed(struct perf_reader *r, uint64_t off)
+{
+	/* perf 6.1's perf inject copies compressed records as they are. */
+	return fail(r, off, "compressed perf.data (perf record -z) is not supported: "
+		    "record again without -z");
+}
+
+static int refuse_dir_format(struct perf_reader *r, uint64_t off)
+{
+	return fail(r, off, "written by perf record --threads (HEADER_DIR_FORMAT: its "
+		    "records are in the directory's data.N files): not supported; record "
+		    "again without --threads");
+}
+
+/*
+ * The fixed fields of each record type the tool may look into, and where
+ * a NUL-terminated name starts (0: none).  Kernel records also carry the
+ * sample_id trailer.  Types not listed need only their header.
+ */
+static const struct {
+	uint16_t min;
+	uint16_t name_at;
+} layouts[] = {
+	[PERF_RECORD_MMAP]		= { PERF_MMAP_FIXED, PERF_MMAP_FIXED },
+	[PERF_RECORD_LOST]		= { sizeof(struct perf_record_lost), 0 },
+	[PERF_RECORD_COMM]		= { 16, 16 },
+	[PERF_RECORD_EXIT]		= { 32, 0 },
+	[PERF_RECORD_THROTTLE]		= { 32, 0 },
+	[PERF_RECORD_UNTHROTTLE]	= { 32, 0 },
+	[PERF_RECORD_FORK]		= { 32, 0 },
+	[PERF_RECORD_READ]		= { 24, 0 },
+	[PERF_RECORD_MMAP2]		= { PERF_MMAP2_FIXED, PERF_MMAP2_FIXED },
+	[PERF_RECORD_AUX]		= { 32, 0 },
+	[PERF_RECORD_ITRACE_START]	= { 16, 0 },
+	[PERF_RECORD_LOST_SAMPLES]	= { sizeof(struct perf_record_lost_samples), 0 },
+	[PERF_RECORD_SWITCH_CPU_WIDE]	= { 16, 0 },
+	[PERF_RECORD_NAMESPACES]	= { 24, 0 },
+	[PERF_RECORD_KSYMBOL]		= { 24, 24 },
+	[PERF_RECORD_BPF_EVENT]		= { 24, 0 },
+	[PERF_RECORD_CGROUP]		= { 16, 16 },
+	[PERF_RECORD_TEXT_POKE]		= { 20, 0 },
+	[PERF_RECORD_AUX_OUTPUT_HW_ID]	= { 16, 0 },
+	[PERF_RECORD_HEADER_ATTR]	= { sizeof(struct perf_event_header) + PERF_ATTR_SIZE_VER0, 0 },
+	[PERF_RECORD_HEADER_TRACING_DATA] = { sizeof(struct perf_record_header_tracing_data), 0 },
+	[PERF_RECORD_HEADER_BUILD_ID]	= { PERF_BUILD_ID_FIXED, PERF_BUILD_ID_FIXED },
+	[PERF_RECORD_ID_INDEX]		= { 16, 0 },
+	[PERF_RECORD_AUXTRACE_INFO]	= { 16, 0 },
+	[PERF_RECORD_AUXTRACE]		= { sizeof(struct perf_record_auxtrace), 0 },
+	[PERF_RECORD_HEADER_FEATURE]	= { sizeof(struct perf_record_header_feature), 0 },
+};
+
+/*
+ * Check the record @h (h->size bytes, aligned) at @off, with @end the end
+ * of the data, and give the size of what follows it outside h->size.
+ * @trailer: the sample_id's size is known (not yet while pipe-mode
+ * attrs are gathered).
+ */
+static int check_record(struct perf_reader *r, const struct perf_event_header *h, uint64_t off,
+			uint64_t end, int trailer, uint64_t *payload)
+{
+	unsigned int min = sizeof(*h), name_at = 0, tail = 0;
+	const uint8_t *p = (const uint8_t *)h;
+	char t[48];
+
+	*payload = 0;
+	if (h->type == PERF_RECORD_COMPRESSED || h->type == PERF_RECORD_COMPRESSED2)
+		return refuse_compressed(r, off);
+	/* perf pads build-id names and feature payloads to 4 bytes only. */
+	if (h->size % 8 && h->type != PERF_RECORD_HEADER_BUILD_ID &&
+	    h->type != PERF_RECORD_HEADER_FEATURE)
+		return fail(r, off, "record of type %s has size %u, expected a multiple of 8",
+			    type_str(h->type, t, sizeof(t)), h->size);
+	if (h->type < sizeof(layouts) / sizeof(layouts[0]) && layouts[h->type].min) {
+		min = layouts[h->type].min;
+		name_at = layouts[h->type].name_at;
+	}
+	if (h->type < PERF_RECORD_USER_TYPE_START && h->type != PERF_RECORD_SAMPLE && trailer)
+		tail = r->id.size;
+	if (h->size < min + tail)
+		return fail(r, off, "record of type %s has size %u, expected at least %u "
+			    "(%u of fields, %u of sample_id)", type_str(h->type, t, sizeof(t)),
+			    h->size, min + tail, min, tail);
+	if (name_at && !memchr(p + name_at, 0, h->size - tail - name_at))
+		return fail(r, off + name_at, "the name in the %s record: expected a NUL "
+			    "within its %u bytes", type_str(h->type, t, sizeof(t)),
+			    h->size - tail - name_at);
+
+	switch (h->type) {
+	case PERF_RECORD_NAMESPACES: {
+		uint64_t nr;
+
+		memcpy(&nr, p + 16, 8);
+		if (nr > (h->size - tail - 24u) / 16)
+			return fail(r, off + 16, "NAMESPACES record of %u bytes with %llu "
+				    "namespaces, expected at most %u", h->size,
+				    (unsigned long long)nr, (h->size - tail - 24u) / 16);
+		break;
+	}
+	case PERF_RECORD_ID_INDEX: {
+		uint64_t nr;
+
+		memcpy(&nr, p + 8, 8);
+		if (nr > (h->size - 16u) / 32)
+			return fail(r, off + 8, "ID_INDEX record of %u bytes with %llu entries, "
+				    "expected at most %u", h->size, (unsigned long long)nr,
+				    (h->size - 16u) / 32);
+		break;
+	}
+	case PERF_RECORD_HEADER_ATTR: {
+		uint32_t asize;
+
+		memcpy(&asize, p + sizeof(*h) + offsetof(struct perf_event_attr, size), 4);
+		if (!asize)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (asize < PERF_ATTR_SIZE_VER0 || asize > ATTR_SIZE_MAX ||
+		    asize > h->size - sizeof(*h) || (h->size - sizeof(*h) - asize) % 8)
+			return fail(r, off, "ATTR record of %u bytes with an attr of %u, expected "
+				    "an attr of %u to %u bytes inside the record and whole u64 ids "
+				    "after it", h->size, asize, PERF_ATTR_SIZE_VER0, ATTR_SIZE_MAX);
+		break;
+	}
+	case PERF_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+
+		memcpy(&feat, p + sizeof(*h), 8);
+		if (feat == HEADER_COMPRESSED)
+			return refuse_compressed(r, off);
+		if (feat == HEADER_DIR_FORMAT)
+			return refuse_dir_format(r, off);
+		/* The payload-less last one only marks the end (HEADER_LAST_FEATURE). */
+		if (feat >= HEADER_FEAT_BITS && h->size > sizeof(struct perf_record_header_feature))
+			return fail(r, off + 8, "FEATURE record for feature %llu, expected "
+				    "below %d", (unsigned long long)feat, HEADER_FEAT_BITS);
+		break;
+	}
+	case PERF_RECORD_AUXTRACE:
+		memcpy(payload, p + offsetof(struct perf_record_auxtrace, size), 8);
+		break;
+	case PERF_RECORD_HEADER_TRACING_DATA: {
+		uint32_t size;
+
+		memcpy(&size, p + sizeof(*h), 4);
+		*payload = size;
+		break;
+	}
+	}
+	if (*payload && (*payload % 8 || *payload > end - off - h->size))
+		return fail(r, off, "%s record announces %llu bytes after it, expected a "
+			    "multiple of 8 within the %llu left", type_str(h->type, t, sizeof(t)),
+			    (unsigned long long)*payload,
+			    (unsigned long long)(end - off - h->size));
+	return 0;
+}
+
+/* Make [off, off + len) available in the buffer. */
+static int fill(struct perf_reader *r, uint64_t off, size_t len)
+{
+	uint64_t end = r->data_offset + r->data_size;
+
+	if (off >= r->buf_off && off - r->buf_off + len <= r->buf_len)
+		return 0;
+	if (r->buf_cap < len || (r->buf_cap < BUF_SIZE && r->buf_cap < end - off)) {
+		/* Up to 1 MB at a time; no more than a small file needs. */
+		size_t cap = end - off < BUF_SIZE ? (size_t)(end - off) : BUF_SIZE;
+		uint8_t *n;
+
+		if (cap < len)
+			cap = len;
+		n = realloc(r->buf, cap);
+		if (!n)
+			return fail(r, off, "out of memory");
+		r->buf = n;
+		r->buf_cap = cap;
+	}
+	r->buf_off = off;
+	r->buf_len = end - off < r->buf_cap ? (size_t)(end - off) : r->buf_cap;
+	if (read_at(r, r->buf, r->buf_len, off, "the data section")) {
+		r->buf_len = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* The record at r->pos, checked; *@payload: what follows it. */
+static int next_record(struct perf_reader *r, const struct perf_event_header **rec,
+		       uint64_t *payload, int trailer)
+{
+	uint64_t end = r->data_offset + r->data_size, off = r->pos;
+	struct perf_event_header h;
+	const uint8_t *p;
+	char t[48];
+
+	if (off >= end)
+		return 0;
+	if (end - off < sizeof(h))
+		return fail(r, off, "%llu bytes left in the data section, expected a record "
+			    "header of 8", (unsigned long long)(end - off));
+	if (fill(r, off, sizeof(h)))
+		return -1;
+	memcpy(&h, r->buf + (off - r->buf_off), sizeof(h));
+	if (h.size < sizeof(h) || h.size > end - off)
+		return fail(r, off, "record of type %s has size %u, expected 8 to %llu",
+			    type_str(h.type, t, sizeof(t)), h.size,
+			    (unsigned long long)(end - off));
+	if (fill(r, off, h.size))
+		return -1;
+	p = r->buf + (off - r->buf_off);
+	/* After a record perf padded to 4 bytes: never a misaligned access. */
+	if ((uintptr_t)p % 8) {
+		if (r->copy_cap < h.size) {
+			free(r->copy);
+			r->copy = malloc(65536);
+			if (!r->copy)
+				return fail(r, off, "out of memory");
+			r->copy_cap = 65536;
+		}
+		memcpy(r->copy, p, h.size);
+		p = r->copy;
+	}
+	if (check_record(r, (const void *)p, off, end, trailer, payload))
+		return -1;
+	*rec = (const void *)p;
+	r->pos = off + h.size + *payload;
+	return 1;
+}
+
+static int add_attr(struct perf_reader *r, const uint8_t *raw, uint32_t size,
+		    const void *ids, uint64_t nr_ids, uint64_t off)
+{
+	struct perf_reader_attr *a;
+
+	if (r->nr_attrs == MAX_ATTRS)
+		return fail(r, off, "more than %d attrs", MAX_ATTRS);
+	a = realloc(r->attrs, (r->nr_attrs + 1) * sizeof(*a));
+	if (!a)
+		return fail(r, off, "out of memory");
+	r->attrs = a;
+	a = &r->attrs[r->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	r->nr_attrs++;
+	memcpy(&a->attr, raw, size < sizeof(a->attr) ? size : sizeof(a->attr));
+	a->raw = malloc(size);
+	a->ids = malloc(nr_ids ? nr_ids * 8 : 1);
+	if (!a->raw || !a->ids)
+		return fail(r, off, "out of memory");
+	memcpy(a->raw, raw, size);
+	a->raw_size = size;
+	if (nr_ids)
+		memcpy(a->ids, ids, nr_ids * 8);
+	a->nr_ids = nr_ids;
+	return 0;
+}
+
+/* Gather what a pipe-mode file carries in records. */
+static int open_pipe(struct perf_reader *r)
+{
+	const struct perf_event_header *h;
+	uint64_t payload;
+	int ret;
+
+	r->pipe = 1;
+	r->data_offset = sizeof(struct perf_pipe_file_header);
+	r->data_size = r->file_size - r->data_offset;
+	r->pos = r->data_offset;
+	while ((ret = next_record(r, &h, &payload, 0)) > 0) {
+		uint64_t off = r->pos - h->size - payload;
+		const uint8_t *p = (const uint8_t *)h;
+
+		switch (h->type) {
+		case PERF_RECORD_HEADER_ATTR: {
+			uint32_t asize;
+
+			memcpy(&asize, p + sizeof(*h) + offsetof(struct perf_event_attr, size), 4);
+			if (!asize)
+				asize = PERF_ATTR_SIZE_VER0;
+			if (add_attr(r, p + sizeof(*h), asize, p + sizeof(*h) + asize,
+				     (h->size - sizeof(*h) - asize) / 8, off))
+				return -1;
+			break;
+		}
+		case PERF_RECORD_HEADER_FEATURE: {
+			uint64_t feat;
+
+			memcpy(&feat, p + sizeof(*h), 8);
+			if (h->size == sizeof(struct perf_record_header_feature))
+				break;	/* the end mark, not a feature */
+			r->features[feat / 64] |= 1ULL << (feat % 64);
+			r->feat[feat].offset = off + sizeof(struct perf_record_header_feature);
+			r->feat[feat].size = h->size - sizeof(struct perf_record_header_feature);
+			break;
+		}
+		case PERF_RECORD_HEADER_TRACING_DATA:
+			/* In a file it is a feature with the same bytes. */
+			r->features[0] |= 1ULL << HEADER_TRACING_DATA;
+			r->feat[HEADER_TRACING_DATA].offset = off + h->size;
+			r->feat[HEADER_TRACING_DATA].size = payload;
+			break;
+		case PERF_RECORD_HEADER_BUILD_ID: {
+			uint8_t *n = realloc(r->pipe_build_ids, r->pipe_build_ids_len + h->size);
+
+			if (!n)
+				return fail(r, off, "out of memory");
+			memcpy(n + r->pipe_build_ids_len, h, h->size);
+			r->pipe_build_ids = n;
+			r->pipe_build_ids_len += h->size;
+			break;
+		}
+		}
+	}
+	if (ret < 0)
+		return -1;
+	if (!r->nr_attrs)
+		return fail(r, r->data_offset, "pipe-mode perf.data without an ATTR record");
+	return 0;
+}
+
+/* Read the attrs and their ids of a file-mode header. */
+static int read_attrs(struct perf_reader *r, const struct perf_file_header *fh)
+{
+	uint64_t nr = fh->attrs.size / fh->attr_size, i;
+	uint8_t *raw = malloc(fh->attr_size);
+	int ret = -1;
+
+	if (!raw)
+		return fail(r, fh->attrs.offset, "out of memory");
+	for (i = 0; i < nr; i++) {
+		uint64_t off = fh->attrs.offset + i * fh->attr_size, *ids = NULL;
+		struct perf_file_section sec;
+		uint32_t asize;
+		int err;
+
+		if (read_at(r, raw, fh->attr_size, off, "an attr"))
+			goto out;
+		memcpy(&asize, raw + offsetof(struct perf_event_attr, size), 4);
+		if (!asize)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (asize + sizeof(sec) != fh->attr_size) {
+			fail(r, off + offsetof(struct perf_event_attr, size), "attr %llu has size %u, "
+			     "expected %llu (the header's attr size less 16)", (unsigned long long)i,
+			     asize, (unsigned long long)(fh->attr_size - sizeof(sec)));
+			goto out;
+		}
+		memcpy(&sec, raw + asize, sizeof(sec));
+		if (!in_file(r, sec.offset, sec.size) || sec.size % 8) {
+			fail(r, off + asize, "ids of attr %llu at [%llu, +%llu), expected whole u64s "
+			     "inside the %llu-byte file", (unsigned long long)i,
+			     (unsigned long long)sec.offset, (unsigned long long)sec.size,
+			     (unsigned long long)r->file_size);
+			goto out;
+		}
+		if (sec.size) {
+			ids = malloc(sec.size);
+			if (!ids) {
+				fail(r, sec.offset, "out of memory");
+				goto out;
+			}
+			if (read_at(r, ids, sec.size, sec.offset, "sample ids")) {
+				free(ids);
+				goto out;
+			}
+		}
+		err = add_attr(r, raw, asize, ids, sec.size / 8, off);
+		free(ids);
+		if (err)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(raw);
+	return ret;
+}
+
+static int open_file(struct perf_reader *r, const struct perf_file_header *fh)
+{
+	uint64_t table;
+	unsigned int bit, n;
+
+	if (fh->size != sizeof(*fh))
+		return fail(r, offsetof(struct perf_file_header, size), "header size %llu, "
+			    "expected %zu (or 16 in pipe mode)", (unsigned long long)fh->size,
+			    sizeof(*fh));
+	if (r->file_size < sizeof(*fh))
+		return fail(r, 0, "%llu bytes, too short for a perf.data header of %zu",
+			    (unsigned long long)r->file_size, sizeof(*fh));
+	if (fh->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) ||
+	    fh->attr_size > ATTR_SIZE_MAX + sizeof(struct perf_file_section) || fh->attr_size % 8)
+		return fail(r, offsetof(struct perf_file_header, attr_size), "attr size %llu, "
+			    "expected a multiple of 8 from %zu to %zu",
+			    (unsigned long long)fh->attr_size,
+			    PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section),
+			    ATTR_SIZE_MAX + sizeof(struct perf_file_section));
+	if (!fh->attrs.size || fh->attrs.size % fh->attr_size || fh->attrs.offset < sizeof(*fh) ||
+	    !in_file(r, fh->attrs.offset, fh->attrs.size))
+		return fail(r, offsetof(struct perf_file_header, attrs), "attrs section [%llu, "
+			    "+%llu), expected whole attrs of %llu bytes after the header, inside "
+			    "the %llu-byte file", (unsigned long long)fh->attrs.offset,
+			    (unsigned long long)fh->attrs.size, (unsigned long long)fh->attr_size,
+			    (unsigned long long)r->file_size);
+	if (fh->attrs.size / fh->attr_size > MAX_ATTRS)
+		return fail(r, offsetof(struct perf_file_header, attrs), "%llu attrs, expected "
+			    "at most %d", (unsigned long long)(fh->attrs.size / fh->attr_size),
+			    MAX_ATTRS);
+	if (fh->data.offset < sizeof(*fh) || !in_file(r, fh->data.offset, fh->data.size))
+		return fail(r, offsetof(struct perf_file_header, data), "data section [%llu, "
+			    "+%llu), expected it after the header, inside the %llu-byte file "
+			    "(was the file cut short?)", (unsigned long long)fh->data.offset,
+			    (unsigned long long)fh->data.size, (unsigned long long)r->file_size);
+	if (fh->attrs.offset < fh->data.offset + fh->data.size &&
+	    fh->data.offset < fh->attrs.offset + fh->attrs.size)
+		return fail(r, offsetof(struct perf_file_header, attrs), "the attrs [%llu, +%llu) "
+			    "and the data [%llu, +%llu) overlap", (unsigned long long)fh->attrs.offset,
+			    (unsigned long long)fh->attrs.size, (unsigned long long)fh->data.offset,
+			    (unsigned long long)fh->data.size);
+	/* perf record writes the data size last: 0 means it never finished. */
+	if (!fh->data.size)
+		return fail(r, offsetof(struct perf_file_header, data.size), "data size 0: the "
+			    "file is incomplete, as perf warns (\"Was the 'perf record' command "
+			    "properly terminated?\"); it was killed or failed before writing its "
+			    "header");
+	r->data_offset = fh->data.offset;
+	r->data_size = fh->data.size;
+	memcpy(r->features, fh->adds_features, sizeof(r->features));
+	if (has_bit(r->features, HEADER_COMPRESSED))
+		return refuse_compressed(r, offsetof(struct perf_file_header, adds_features));
+	if (has_bit(r->features, HEADER_DIR_FORMAT))
+		return refuse_dir_format(r, offsetof(struct perf_file_header, adds_features));
+	if (read_attrs(r, fh))
+		return -1;
+
+	/* The feature table follows the data section, a section per bit set. */
+	table = r->data_offset + r->data_size;
+	for (bit = 0, n = 0; bit < HEADER_FEAT_BITS; bit++) {
+		struct perf_file_section sec;
+
+		if (!has_bit(r->features, bit))
+			continue;
+		if (read_at(r, &sec, sizeof(sec), table + n * sizeof(sec), "the feature table"))
+			return -1;
+		if (!in_file(r, sec.offset, sec.size))
+			return fail(r, table + n * sizeof(sec), "feature %u at [%llu, +%llu), "
+				    "expected inside the %llu-byte file",
+				    bit, (unsigned long long)sec.offset,
+				    (unsigned long long)sec.size, (unsigned long long)r->file_size);
+		r->feat[bit] = sec;
+		n++;
+	}
+	return 0;
+}
+
+/* One trailer and one place for a sample's time, or a lookup by id. */
+static int check_attrs(struct perf_reader *r)
+{
+	unsigned int i;
+
+	sample_id_layout_init(&r->id, &r->attrs[0].attr);
+	r->time_at = sample_time_offset(&r->attrs[0].attr);
+	r->attr_bytes = 0;
+	for (i = 0; i < r->nr_attrs; i++) {
+		const struct perf_event_attr *a = &r->attrs[i].attr;
+		struct sample_id_layout l;
+
+		sample_id_layout_init(&l, a);
+		if (l.fields != r->id.fields)
+			return fail(r, r->pipe ? r->data_offset : 0, "attrs 0 and %u have different "
+				    "sample_id layouts (sample_type 0x%llx and 0x%llx, sample_id_all "
+				    "%u and %u), which perf cannot read", i,
+				    (unsigned long long)r->attrs[0].attr.sample_type,
+				    (unsigned long long)a->sample_type,
+				    r->attrs[0].attr.sample_id_all, a->sample_id_all);
+		if (sample_time_offset(a) != sample_time_offset(&r->attrs[0].attr))
+			r->time_at = -2;	/* found per sample, by its IDENTIFIER */
+		if (r->attrs[i].raw_size > r->attr_bytes)
+			r->attr_bytes = r->attrs[i].raw_size;
+	}
+	/* One attr size for a file header: zero-extend the smaller ones. */
+	for (i = 0; i < r->nr_attrs; i++) {
+		struct perf_reader_attr *a = &r->attrs[i];
+		uint8_t *n;
+
+		if (a->raw_size == r->attr_bytes)
+			continue;
+		n = calloc(1, r->attr_bytes);
+		if (!n)
+			return fail(r, 0, "out of memory");
+		memcpy(n, a->raw, a->raw_size);
+		memcpy(n + offsetof(struct perf_event_attr, size), &r->attr_bytes, 4);
+		free(a->raw);
+		a->raw = n;
+		a->raw_size = r->attr_bytes;
+	}
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct perf_reader_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Samples' ids, sorted, for finding each one's attr. */
+static int map_ids(struct perf_reader *r)
+{
+	unsigned int i;
+	uint64_t j, n = 0;
+
+	for (i = 0; i < r->nr_attrs; i++)
+		n += r->attrs[i].nr_ids;
+	r->ids = malloc((n ? n : 1) * sizeof(*r->ids));
+	if (!r->ids)
+		return fail(r, 0, "out of memory");
+	for (i = 0; i < r->nr_attrs; i++)
+		for (j = 0; j < r->attrs[i].nr_ids; j++)
+			r->ids[r->nr_ids++] = (struct perf_reader_id){ r->attrs[i].ids[j], i };
+	qsort(r->ids, r->nr_ids, sizeof(*r->ids), by_id);
+	return 0;
+}
+
+int perf_reader_open_fd(struct perf_reader *r, int fd, const char *name)
+{
+	struct perf_file_header fh;
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	r->path = name;
+	r->fd = fd;
+	if (fstat(fd, &st)) {
+		fail(r, 0, "%s", strerror(errno));
+		goto err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (!faccessat(fd, "data", F_OK, 0))
+			refuse_dir_format(r, 0);
+		else
+			fail(r, 0, "a directory, expected a perf.data file");
+		goto err;
+	}
+	/* A FIFO would block, or be read once and gone. */
+	if (!S_ISREG(st.st_mode)) {
+		fail(r, 0, "not a regular file (a FIFO, socket or device), expected a "
+		     "perf.data file");
+		goto err;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	if (r->file_size < sizeof(struct perf_pipe_file_header)) {
+		fail(r, 0, "%llu bytes, too short for a perf.data header",
+		     (unsigned long long)r->file_size);
+		goto err;
+	}
+	memset(&fh, 0, sizeof(fh));
+	if (read_at(r, &fh, r->file_size < sizeof(fh) ? sizeof(struct perf_pipe_file_header) :
+		    sizeof(fh), 0, "the file header"))
+		goto err;
+	if (fh.magic == PERF_MAGIC2_SWAPPED) {
+		fail(r, 0, "byte-swapped perf.data (recorded on the other byte order) is not "
+		     "supported");
+		goto err;
+	}
+	if (fh.magic == PERF_MAGIC1) {
+		fail(r, 0, "version 1 perf.data (\"PERFFILE\") is not supported");
+		goto err;
+	}
+	if (fh.magic != PERF_MAGIC2) {
+		fail(r, 0, "not a perf.data file: magic 0x%016llx, expected \"PERFILE2\"",
+		     (unsigned long long)fh.magic);
+		goto err;
+	}
+	if (fh.size == sizeof(struct perf_pipe_file_header) ? open_pipe(r) : open_file(r, &fh))
+		goto err;
+	if (check_attrs(r) || (r->time_at == -2 && map_ids(r)))
+		goto err;
+	r->pos = r->data_offset;
+	return 0;
+err:
+	perf_reader_close(r);
+	return -1;
+}
+
+int perf_reader_open(struct perf_reader *r, const char *path)
+{
+	/* O_NONBLOCK: a FIFO is refused at once instead of waiting for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		memset(r, 0, sizeof(*r));
+		r->fd = -1;
+		r->path = path;
+		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return perf_reader_open_fd(r, fd, path);
+}
+
+void perf_reader_close(struct perf_reader *r)
+{
+	unsigned int i;
+
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	for (i = 0; r->attrs && i < r->nr_attrs; i++) {
+		free(r->attrs[i].raw);
+		free(r->attrs[i].ids);
+	}
+	free(r->attrs);
+	free(r->ids);
+	r->ids = NULL;
+	r->nr_ids = 0;
+	free(r->pipe_build_ids);
+	free(r->buf);
+	free(r->copy);
+	r->attrs = NULL;
+	r->nr_attrs = 0;
+	r->pipe_build_ids = NULL;
+	r->buf = r->copy = NULL;
+	r->buf_cap = r->copy_cap = r->buf_len = 0;
+}
+
+/* Where the sample @h has its time: by its IDENTIFIER's attr. */
+static int sample_time_at(const struct perf_reader *r, const struct perf_event_header *h)
+{
+	struct perf_reader_id key, *found;
+
+	if (r->time_at != -2)
+		return r->time_at;
+	if (!(r->attrs[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) ||
+	    h->size < sizeof(*h) + 8)
+		return -1;
+	memcpy(&key.id, h + 1, 8);
+	found = bsearch(&key, r->ids, r->nr_ids, sizeof(*r->ids), by_id);
+	return found ? sample_time_offset(&r->attrs[found->attr].attr) : -1;
+}
+
+static int is_header_record(const struct perf_reader *r, uint32_t type)
+{
+	return r->pipe && (type == PERF_RECORD_HEADER_ATTR || type == PERF_RECORD_HEADER_FEATURE ||
+			   type == PERF_RECORD_HEADER_BUILD_ID ||
+			   type == PERF_RECORD_HEADER_TRACING_DATA);
+}
+
+int perf_reader_next(struct perf_reader *r, struct perf_rec *rec)
+{
+	const struct perf_event_header *h;
+	uint64_t payload;
+	int ret = next_record(r, &h, &payload, 1);
+
+	if (ret <= 0)
+		return ret;
+	memset(rec, 0, sizeof(*rec));
+	rec->h = h;
+	rec->payload = payload;
+	rec->offset = r->pos - h->size - payload;
+	rec->in_header = is_header_record(r, h->type);
+	if (h->type == PERF_RECORD_SAMPLE) {
+		int at = sample_time_at(r, h);
+
+		if (at >= 0 && (unsigned int)at + 8 > h->size)
+			return fail(r, rec->offset, "SAMPLE record of %u bytes, expected at least "
+				    "%d for the fields before and with its time", h->size, at + 8);
+		if (at >= 0) {
+			memcpy(&rec->time, (const uint8_t *)h + at, 8);
+			rec->has_time = 1;
+		}
+	} else if (h->type < PERF_RECORD_USER_TYPE_START && (r->id.fields & PERF_SAMPLE_TIME)) {
+		struct sample_id s;
+
+		sample_id_parse(&r->id, h, &s);	/* check_record() checked its size */
+		rec->time = s.time;
+		rec->has_time = 1;
+	}
+	return 1;
+}
+
+void perf_reader_rewind(struct perf_reader *r)
+{
+	r->pos = r->data_offset;
+}
+
+int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
+{
+	return read_at(r, buf, len, off, "a record");
+}
+
+int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit)
+{
+	return bit < HEADER_FEAT_BITS && has_bit(r->features, bit);
+}
+
+int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	if (!perf_reader_has_feature(r, bit))
+		return 0;
+	*buf = malloc(r->feat[bit].size ? r->feat[bit].size : 1);
+	if (!*buf)
+		return fail(r, r->feat[bit].offset, "out of memory");
+	if (read_at(r, *buf, r->feat[bit].size, r->feat[bit].offset, "a feature section")) {
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	*len = r->feat[bit].size;
+	return 0;
+}
+
+int perf_reader_string_feature(struct perf_reader *r, unsigned int bit, char *out, size_t len)
+{
+	uint32_t slen;
+	size_t size;
+	void *buf;
+
+	out[0] = 0;
+	if (perf_reader_feature(r, bit, &buf, &size) || !buf)
+		return 0;
+	/* u32 length (with padding), then the NUL-terminated string. */
+	if (size >= 4) {
+		memcpy(&slen, buf, 4);
+		if (slen <= size - 4 && memchr((char *)buf + 4, 0, slen))
+			snprintf(out, len, "%s", (char *)buf + 4);
+	}
+	free(buf);
+	return out[0] != 0;
+}
+
+int perf_reader_build_ids(struct perf_reader *r, void **buf, size_t *len)
+{
+	struct perf_build_id_entry e;
+	const char *why;
+	size_t off = 0, prev = 0;
+	int ret = 0;
+
+	if (!r->pipe) {
+		if (perf_reader_feature(r, HEADER_BUILD_ID, buf, len))
+			return -1;
+	} else {
+		*buf = NULL;
+		*len = r->pipe_build_ids_len;
+		if (!*len)
+			return 0;
+		*buf = malloc(*len);
+		if (!*buf)
+			return fail(r, 0, "out of memory");
+		memcpy(*buf, r->pipe_build_ids, *len);
+	}
+	/* Entries are read by whoever asked: check them all first. */
+	while (*buf && (ret = perf_build_id_next(*buf, *len, &off, &e, &why)) > 0)
+		prev = off;
+	if (*buf && ret < 0) {
+		free(*buf);
+		*buf = NULL;
+		return fail(r, r->pipe ? 0 : r->feat[HEADER_BUILD_ID].offset + prev,
+			    "build-id table entry %zu bytes into the table of %zu: expected %s",
+			    prev, *len, why);
+	}
+	return 0;
+}
+
+int perf_build_id_next(const uint8_t *table, size_t len, size_t *off,
+		       struct perf_build_id_entry *e, const char **why)
+{
+	struct perf_record_header_build_id b;
+
+	if (*off >= len)
+		return 0;
+	if (len - *off < PERF_BUILD_ID_FIXED + 1) {
+		*why = "an entry of at least 37 bytes";
+		return -1;
+	}
+	memcpy(&b, table + *off, PERF_BUILD_ID_FIXED);
+	if (b.header.size < PERF_BUILD_ID_FIXED + 1 || b.header.size > len - *off) {
+		*why = "an entry size from 37 to the end of the table";
+		return -1;
+	}
+	if (!memchr(table + *off + PERF_BUILD_ID_FIXED, 0, b.header.size - PERF_BUILD_ID_FIXED)) {
+		*why = "a NUL-terminated name inside the entry";
+		return -1;
+	}
+	e->misc = b.header.misc;
+	e->pid = b.pid;
+	e->size = (b.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? b.size : PERF_BUILD_ID_SIZE;
+	if (e->size > PERF_BUILD_ID_SIZE)
+		e->size = PERF_BUILD_ID_SIZE;
+	memcpy(e->id, b.build_id, PERF_BUILD_ID_SIZE);
+	e->name = (const char *)table + *off + PERF_BUILD_ID_FIXED;
+	*off += b.header.size;
+	return 1;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/perf/writer.c - writing a perf.data file (see writer.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "writer.h"
+
+#define BUF_SIZE	(1U << 20)	/* records are small: a write per MB */
+/* The smallest attr that holds every bit we set (build_id is in VER0). */
+#define ATTR_SIZE	PERF_ATTR_SIZE_VER5
+/*
+ * Start writing back every WRITE_BACK bytes, so the fsync at the end
+ * finds most of the file on disk, not all of it still to write.
+ */
+#define WRITE_BACK	(32ULL << 20)
+
+static int fail(struct perf_writer *w, const char *what, uint64_t off, int err)
+{
+	fprintf(stderr, "mmap3: %s: cannot write %s at offset %llu: %s\n", w->out.path, what,
+		(unsigned long long)off, strerror(err));
+	return -1;
+}
+
+static int pwrite_all(struct perf_writer *w, const void *buf, size_t len, uint64_t off,
+		      const char *what)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(w->out.fd, (const uint8_t *)buf + done, len - done,
+				   (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(w, what, off + done, n < 0 ? errno : EIO);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static void write_back(struct perf_writer *w, uint64_t end)
+{
+	if (end - w->written_back < WRITE_BACK)
+		return;
+	sync_file_range(w->out.fd, (off64_t)w->written_back, (off64_t)(end - w->written_back),
+			SYNC_FILE_RANGE_WRITE);
+	w->written_back = end;
+}
+
+static int flush(struct perf_writer *w)
+{
+	if (!w->buf_len)
+		return 0;
+	if (pwrite_all(w, w->buf, w->buf_len, w->buf_off, "records"))
+		return -1;
+	w->buf_off += w->buf_len;
+	w->buf_len = 0;
+	write_back(w, w->buf_off);
+	return 0;
+}
+
+int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_writer_attr *attrs,
+		     unsigned int nr, uint32_t attr_bytes, const struct outfile_input *inputs,
+		     unsigned int nr_inputs)
+{
+	struct perf_file_header hdr = { 0 };
+	uint64_t off = sizeof(hdr), ids_off;
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	if (outfile_open(&w->out, path, inputs, nr_inputs))
+		return -1;
+	w->buf = malloc(BUF_SIZE);
+	if (!w->buf) {
+		fprintf(stderr, "mmap3: %s: out of memory\n", path);
+		goto err;
+	}
+	/* The header is written last, when the sizes are known. */
+	if (pwrite_all(w, &hdr, sizeof(hdr), 0, "the header"))
+		goto err;
+	ids_off = off;
+	for (i = 0; i < nr; i++) {
+		if (attrs[i].nr_ids && pwrite_all(w, attrs[i].ids, attrs[i].nr_ids * 8, off,
+						  "sample ids"))
+			goto err;
+		off += attrs[i].nr_ids * 8;
+	}
+	w->attrs_offset = off;
+	w->attr_size = attr_bytes + sizeof(struct perf_file_section);
+	w->attrs_size = nr * w->attr_size;
+	for (i = 0; i < nr; i++) {
+		struct perf_file_section ids = { attrs[i].nr_ids ? ids_off : 0, attrs[i].nr_ids * 8 };
+
+		if (pwrite_all(w, attrs[i].attr, attr_bytes, off, "an attr") ||
+		    pwrite_all(w, &ids, sizeof(ids), off + attr_bytes, "an attr"))
+			goto err;
+		ids_off += attrs[i].nr_ids * 8;
+		off += w->attr_size;
+	}
+	w->data_offset = w->buf_off = off;
+	return 0;
+err:
+	perf_writer_abort(w);
+	return -1;
+}
+
+int perf_writer_open_one(struct perf_writer *w, const char *path,
+			 const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = *attr;
+	struct perf_writer_attr in = { .attr = &a };
+
+	a.size = ATTR_SIZE;
+	return perf_writer_open(w, path, &in, 1, ATTR_SIZE, NULL, 0);
+}
+
+uint64_t perf_writer_offset(const struct perf_writer *w)
+{
+	return w->data_offset + w->data_size;
+}
+
+int perf_writer_record(struct perf_writer *w, const void *rec)
+{
+	const struct perf_event_header *h = rec;
+
+	if (w->buf_len + h->size > BUF_SIZE && flush(w))
+		return -1;
+	memcpy(w->buf + w->buf_len, rec, h->size);
+	w->buf_len += h->size;
+	w->data_size += h->size;
+	return 0;
+}
+
+int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
+{
+	loff_t in = (loff_t)off, out;
+	uint64_t left = len;
+	uint8_t *buf;
+
+	if (flush(w))
+		return -1;
+	out = (loff_t)w->buf_off;
+	while (left && !w->no_copy_range) {
+		ssize_t n = copy_file_range(fd, &in, w->out.fd, &out,
+					    left < WRITE_BACK ? left : WRITE_BACK, 0);
+
+		/* Not between these files: do not ask again for every run. */
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+			      errno == EOPNOTSUPP))
+			w->no_copy_range = 1;
+		else if (n < 0 && errno != EINTR)
+			return fail(w, "records", (uint64_t)out, errno);
+		if (n == 0)
+			break;	/* the input shrank: copied by hand, which says so */
+		if (n > 0) {
+			left -= (uint64_t)n;
+			write_back(w, (uint64_t)out);
+		}
+	}
+	if (left) {
+		buf = malloc(BUF_SIZE);
+		if (!buf)
+			return fail(w, "records", (uint64_t)out, ENOMEM);
+		while (left) {
+			size_t chunk = left < BUF_SIZE ? (size_t)left : BUF_SIZE;
+			ssize_t n = pread(fd, buf, chunk, in);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				fprintf(stderr, "mmap3: %s: cannot read the records to copy at offset "
+					"%llu: %s\n", w->out.path, (unsigned long long)in,
+					n ? strerror(errno) : "the input ended early");
+				free(buf);
+				return -1;
+			}
+			if (pwrite_all(w, buf, (size_t)n, (uint64_t)out, "records")) {
+				free(buf);
+				return -1;
+			}
+			in += n;
+			out += n;
+			left -= (uint64_t)n;
+		}
+		free(buf);
+	}
+	w->data_size += len;
+	w->buf_off += len;
+	return 0;
+}
+
+int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf, size_t len)
+{
+	void *copy;
+
+	if (bit >= HEADER_FEAT_BITS)
+		return -1;
+	copy = malloc(len ? len : 1);
+	if (!copy) {
+		fprintf(stderr, "mmap3: %s: out of memory\n", w->out.path);
+		return -1;
+	}
+	memcpy(copy, buf, len);
+	free(w->feat[bit].buf);
+	w->feat[bit].buf = copy;
+	w->feat[bit].len = len;
+	return 0;
+}
+
+int perf_writer_string_feature(struct perf_writer *w, unsigned int bit, const char *s)
+{
+	uint32_t len = (uint32_t)((strlen(s) + 1 + 63) & ~63UL);
+	uint8_t *buf = calloc(1, sizeof(len) + len);
+	int ret;
+
+	if (!buf) {
+		fprintf(stderr, "mmap3: %s: out of memory\n", w->out.path);
+		return -1;
+	}
+	memcpy(buf, &len, sizeof(len));
+	memcpy(buf + sizeof(len), s, strlen(s));
+	ret = perf_writer_feature(w, bit, buf, sizeof(len) + len);
+	free(buf);
+	return ret;
+}
+
+static void free_features(struct perf_writer *w)
+{
+	unsigned int bit;
+
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		free(w->feat[bit].buf);
+		w->feat[bit].buf = NULL;
+	}
+	free(w->buf);
+	w->buf = NULL;
+}
+
+int perf_writer_close(struct perf_writer *w)
+{
+	struct perf_file_header hdr = {
+		.magic = PERF_MAGIC2,
+		.size = sizeof(hdr),
+		.attr_size = w->attr_size,
+		.attrs = { w->attrs_offset, w->attrs_size },
+		.data = { w->data_offset, w->data_size },
+	};
+	struct perf_file_section sec;
+	unsigned int bit, n = 0;
+	uint64_t off, table;
+
+	if (flush(w))
+		goto err;
+	table = w->data_offset + w->data_size;
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
+		n += !!w->feat[bit].buf;
+	off = table + n * sizeof(sec);
+	for (bit = 0, n = 0; bit < HEADER_FEAT_BITS; bit++) {
+		if (!w->feat[bit].buf)
+			continue;
+		hdr.adds_features[bit / 64] |= 1ULL << (bit % 64);
+		sec.offset = off;
+		sec.size = w->feat[bit].len;
+		if (pwrite_all(w, w->feat[bit].buf, w->feat[bit].len, off, "a feature section") ||
+		    pwrite_all(w, &sec, sizeof(sec), table + n * sizeof(sec), "the feature table"))
+			goto err;
+		off += w->feat[bit].len;
+		n++;
+	}
+	if (pwrite_all(w, &hdr, sizeof(hdr), 0, "the header"))
+		goto err;
+	free_features(w);
+	return outfile_commit(&w->out) ? -1 : 0;
+err:
+	perf_writer_abort(w);
+	return -1;
+}
+
+void perf_writer_abort(struct perf_writer *w)
+{
+	outfile_abort(&w->out);
+	free_features(w);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/perf/writer.h - writing a perf.data file (file mode):
+ *
+ *	[0]	struct perf_file_header
+ *	[104]	the attrs' sample ids, then the attrs, each followed by the
+ *		perf_file_section of its ids (as perf writes them)
+ *	[...]	data: the records
+ *	[...]	a perf_file_section per feature bit set, then the features
+ *
+ * The file is created by outfile.c: unnamed until complete, 0600, never
+ * over a symbolic link, FIFO, device node or an input.  Errors print one
+ * line naming the file, what was written and the offset.
+ */
+#ifndef MMAP3_PERF_WRITER_H
+#define MMAP3_PERF_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../outfile.h"
+#include "format.h"
+
+struct perf_writer {
+	struct outfile out;
+	uint8_t *buf;			/* records not yet written, from buf_off */
+	size_t buf_len;
+	uint64_t buf_off;
+	uint64_t attrs_offset, attrs_size, attr_size;
+	uint64_t data_offset, data_size;
+	uint64_t written_back;		/* sync_file_range() started up to here */
+	int no_copy_range;		/* copy_file_range() cannot copy to this file */
+	struct {
+		void *buf;
+		size_t len;
+	} feat[HEADER_FEAT_BITS];
+};
+
+/* An attr as it is in the file (attr.size bytes) and its sample ids. */
+struct perf_writer_attr {
+	const void *attr;
+	const uint64_t *ids;
+	uint64_t nr_ids;
+};
+
+/*
+ * Start writing @path with @nr attrs of @attr_bytes bytes each (the size
+ * in their attr.size); @inputs are files it must not be.  Returns 0, or -1
+ * after printing one line.
+ */
+int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_writer_attr *attrs,
+		     unsigned int nr, uint32_t attr_bytes, const struct outfile_input *inputs,
+		     unsigned int nr_inputs);
+
+/* The same with the one attr every record belongs to, in perf's size. */
+int perf_writer_open_one(struct perf_writer *w, const char *path,
+			 const struct perf_event_attr *attr);
+
+/* Where the next record goes, in the file. */
+uint64_t perf_writer_offset(const struct perf_writer *w);
+
+/* Append one record (header.size bytes) to the data section. */
+int perf_writer_record(struct perf_writer *w, const void *rec);
+
+/*
+ * Append @len bytes at @off in @fd (whole records) to the data section.
+ * The kernel copies them (copy_file_range) where it can, so records kept
+ * as they are never pass through user space.
+ */
+int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len);
+
+/* Set a feature's payload (copied). */
+int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf, size_t len);
+
+/* perf's string encoding: u32 length (padded to 64) and the padded string. */
+int perf_writer_string_feature(struct perf_writer *w, unsigned int bit, const char *s);
+
+/* Write the features and the header, then put the file in place. */
+int perf_writer_close(struct perf_writer *w);
+
+/* Drop the file; nothing is left under any name. */
+void perf_writer_abort(struct perf_writer *w);
+
+#endif /* MMAP3_PERF_WRITER_H */

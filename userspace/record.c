@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/record.c - mmap3 record's session.
+ *
+ * One poll() over the device, a signalfd and a pidfd of the command:
+ * records are read whenever there are some, and until the command has
+ * been reaped, so what perf maps while it writes its file after Ctrl-C
+ * is in the side file too.  The signals that end a recording are blocked
+ * and read from the signalfd, so they never interrupt a write or kill
+ * the tool with a temporary file left; every descriptor is close-on-exec,
+ * so the command inherits none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "record.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+/* What ends a recording without a command; passed on to one. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+struct session {
+	const struct record_opts *o;
+	struct record_result *res;
+	int dev;			/* -1 once closed */
+	struct mmap3_records records;
+	struct side_writer side;
+	int side_open;
+	struct capture cap;
+	int cap_open;
+	int sigfd, pidfd;
+	pid_t child;			/* 0: none, or reaped */
+	int stop;			/* no command, and a signal came */
+	int failed;			/* the side file is lost */
+	time_t shown;			/* status line */
+};
+
+static void status_line(struct session *s, int final)
+{
+	time_t now = time(NULL);
+
+	if (!s->o->status_line || (!final && now == s->shown))
+		return;
+	s->shown = now;
+	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu captured%s",
+		(unsigned long long)s->side.stats.mmaps, (unsigned long long)s->side.stats.modules,
+		(unsigned long long)s->side.stats.lost, (unsigned long long)s->cap.stats.stored,
+		final ? "\n" : "");
+}
+
+/*
+ * Keep the file of a mapping.  After a failure (disk full, most likely)
+ * only release the module's copies: one error line, not one per file.
+ */
+static void capture_mapping(struct session *s, const struct mmap3_record_mmap *m)
+{
+	if (!s->cap_open || s->res->capture_failed)
+		mmap3_device_capture_release(s->dev, m->capture);
+	else if (capture_store(&s->cap, s->dev, m))
+		s->res->capture_failed = 1;
+}
+
+/* Keep the .ko of a module that was loaded, if it was found. */
+static void capture_module(struct session *s, const struct mmap3_record_module *m)
+{
+	const char *path;
+
+	if (!s->cap_open || s->res->capture_failed)
+		return;
+	path = kmod_find(s->o->kmods, m->name, &m->build_id);
+	if (path && capture_store_file(&s->cap, path, &m->build_id))
+		s->res->capture_failed = 1;
+}
+
+/* Stop writing the side file, and end the session. */
+static void fail(struct session *s)
+{
+	if (s->side_open)
+		side_abort(&s->side);
+	s->side_open = 0;
+	if (s->dev >= 0)
+		close(s->dev);
+	s->dev = -1;
+	s->failed = 1;
+	if (s->child)
+		fprintf(stderr, "mmap3 record: no side file written; waiting for %s to exit\n",
+			s->o->argv[0]);
+}
+
+/* Every record there is now; 0 at its end too, -1 on failure (done). */
+static int drain(struct session *s)
+{
+	const struct mmap3_record_header *h;
+	int ret;
+
+	while ((ret = mmap3_records_next(&s->records, &h)) > 0) {
+		if (side_add(&s->side, h)) {
+			fail(s);
+			return -1;
+		}
+		if (h->type == MMAP3_RECORD_MMAP && ((const struct mmap3_record_mmap *)h)->capture)
+			capture_mapping(s, (const void *)h);
+		if (h->type == MMAP3_RECORD_MODULE_LOAD)
+			capture_module(s, (const void *)h);
+	}
+	if (ret < 0)
+		fail(s);
+	return ret;
+}
+
+static void reap(struct session *s)
+{
+	int status;
+
+	if (s->child && waitpid(s->child, &status, WNOHANG) == s->child) {
+		s->res->child_status = status;
+		s->child = 0;
+	}
+}
+
+static void pass_on(struct session *s, int sig)
+{
+	if (s->pidfd >= 0 && !syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0))
+		return;
+	kill(s->child, sig);
+}
+
+static void on_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			reap(s);
+			continue;
+		}
+		if (!s->child) {
+			s->stop = 1;
+			continue;
+		}
+		/*
+		 * The terminal signals its whole foreground process group
+		 * (SI_KERNEL), the command included: passing it on would be
+		 * twice.  Nor is our own SIGPIPE the command's business.
+		 */
+		if (si.ssi_code == SI_KERNEL || si.ssi_pid == (uint32_t)getpid() ||
+		    si.ssi_pid == (uint32_t)s->child)
+			continue;
+		pass_on(s, (int)si.ssi_signo);
+	}
+}
+
+static void start_child(struct session *s, const sigset_t *old)
+{
+	s->child = fork();
+	if (s->child < 0) {
+		fprintf(stderr, "mmap3 record: fork: %s\n", strerror(errno));
+		s->child = 0;
+		return;
+	}
+	if (!s->child) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		execvp(s->o->argv[0], s->o->argv);
+		fprintf(stderr, "mmap3 record: cannot run %s: %s\n", s->o->argv[0], strerror(errno));
+		_exit(127);
+	}
+	s->res->have_child = 1;
+	/* Linux 5.3+; without it, SIGCHLD on the signalfd says the same. */
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->child, 0);
+}
+
+/* Until the command has been reaped, or a signal without one. */
+static int loop(struct session *s)
+{
+	while (s->child ? 1 : !s->stop && !s->failed && !s->records.eof) {
+		struct pollfd pfd[3] = {
+			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = s->child ? s->pidfd : -1, .events = POLLIN },
+			{ .fd = s->records.eof ? -1 : s->dev, .events = POLLIN },
+		};
+
+		if (poll(pfd, 3, s->o->status_line ? 1000 : -1) < 0 && errno != EINTR) {
+			fprintf(stderr, "mmap3 record: poll: %s\n", strerror(errno));
+			return -1;
+		}
+		if (pfd[2].revents && s->dev >= 0)
+			drain(s);
+		if (pfd[0].revents)
+			on_signals(s);
+		if (pfd[1].revents)
+			reap(s);
+		if (!s->failed)
+			status_line(s, 0);
+		if (!s->child && s->res->have_child)
+			break;
+	}
+	return 0;
+}
+
+/* Everything mapped until now, then the rest of the buffer. */
+static int finish(struct session *s)
+{
+	if (mmap3_device_disable(s->dev)) {
+		fail(s);
+		return -1;
+	}
+	/* Drained and disabled, read() returns 0: no need to poll, no spin. */
+	fcntl(s->dev, F_SETFL, fcntl(s->dev, F_GETFL) & ~O_NONBLOCK);
+	while (!s->records.eof)
+		if (drain(s))
+			return -1;
+	return 0;
+}
+
+static int set_up(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct mmap3_abi_version ver;
+
+	s->dev = mmap3_device_open(&ver);
+	if (s->dev < 0)
+		return -1;
+	if (o->capture_dir && ver.major == 1 && ver.minor < 2) {
+		fprintf(stderr, "mmap3 record: --capture needs module ABI 1.2, %s has %u.%u\n",
+			mmap3_device_path(), ver.major, ver.minor);
+		return -1;
+	}
+	if (mmap3_device_setup(s->dev, &o->filter, o->clock, o->buffer_size) ||
+	    mmap3_records_init(&s->records, s->dev))
+		return -1;
+	if (o->capture_dir) {
+		if (capture_open(&s->cap, o->capture_dir))
+			return -1;
+		s->cap_open = 1;
+	}
+	if (side_open(&s->side, o->output, o->clock))
+		return -1;
+	s->side_open = 1;
+	s->side.kmods = o->kmods;
+	return 0;
+}
+
+int record_run(const struct record_opts *o, struct record_result *res)
+{
+	struct session s = { .o = o, .res = res, .dev = -1, .sigfd = -1, .pidfd = -1 };
+	sigset_t mask, old;
+	unsigned int i;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	sigemptyset(&mask);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&mask, stop_signals[i]);
+	sigaddset(&mask, SIGCHLD);
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal never reaches a signalfd.  SIGHUP and SIGPIPE stay ignored
+	 * if they are (nohup).
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sigfd < 0) {
+		fprintf(stderr, "mmap3 record: signalfd: %s\n", strerror(errno));
+		goto out;
+	}
+	if (set_up(&s))
+		goto out;
+	/* Enable before starting the command, so its first mappings are in. */
+	if (mmap3_device_enable(s.dev))
+		goto out;
+	if (o->argv) {
+		start_child(&s, &old);
+		if (!s.child)
+			goto out;
+	}
+	fcntl(s.dev, F_SETFL, fcntl(s.dev, F_GETFL) | O_NONBLOCK);
+	if (loop(&s) || s.failed || finish(&s))
+		goto out;
+	close(s.dev);
+	s.dev = -1;
+	status_line(&s, 1);
+	s.side_open = 0;
+	if (side_close(&s.side))
+		goto out;
+	ret = 0;
+out:
+	if (s.child && !s.failed)
+		fail(&s);	/* says so, and waits */
+	while (s.child) {
+		struct pollfd pfd[2] = {
+			{ .fd = s.sigfd, .events = POLLIN },
+			{ .fd = s.pidfd, .events = POLLIN },
+		};
+
+		if (poll(pfd, s.sigfd >= 0 ? 2 : 0, s.sigfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			break;
+		if (s.sigfd >= 0)
+			on_signals(&s);
+		reap(&s);
+	}
+	res->side = s.side.stats;
+	res->capture = s.cap.stats;
+	if (s.side_open)
+		side_abort(&s.side);
+	if (s.cap_open)
+		capture_close(&s.cap);
+	mmap3_records_free(&s.records);
+	if (s.dev >= 0)
+		close(s.dev);
+	if (s.pidfd >= 0)
+		close(s.pidfd);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret || s.failed ? -1 : 0;
+}
