@@ -237,11 +237,6 @@ static int set_up(struct session *s)
 	s->dev = mmap3_device_open(&ver);
 	if (s->dev < 0)
 		return -1;
-	if (o->capture_dir && ver.major == 1 && ver.minor < 2) {
-		fprintf(stderr, "mmap3 record: --capture needs module ABI 1.2, %s has %u.%u\n",
-			mmap3_device_path(), ver.major, ver.minor);
-		return -1;
-	}
 	if (mmap3_device_setup(s->dev, &o->filter, o->clock, o->buffer_size) ||
 	    mmap3_records_init(&s->records, s->dev))
 		return -1;

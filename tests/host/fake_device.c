@@ -243,7 +243,9 @@ int mmap3_device_enable(int fd)
 		.header = { MMAP3_RECORD_KERNEL, sizeof(k), now_ns() },
 		.build_id = { .status = MMAP3_BUILDID_NO_NOTE },
 	};
-	struct mmap3_record_dump_done d = { { MMAP3_RECORD_DUMP_DONE, sizeof(d), now_ns() } };
+	struct mmap3_record_dump_done d = {
+		.header = { MMAP3_RECORD_DUMP_DONE, sizeof(d), now_ns() },
+	};
 	struct utsname u;
 
 	(void)fd;
