@@ -21,6 +21,7 @@
  * tid, time, cpu), so perf orders it by time.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,49 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+/* Is @h (not 0) in the set of entries' hashes?  Each record asks. */
+static bool seen_find(const struct side_writer *s, uint64_t h)
+{
+	size_t i;
+
+	if (!s->seen_cap)
+		return false;
+	for (i = h & (s->seen_cap - 1); s->seen[i]; i = (i + 1) & (s->seen_cap - 1))
+		if (s->seen[i] == h)
+			return true;
+	return false;
+}
+
+static void seen_put(uint64_t *set, size_t cap, uint64_t h)
+{
+	size_t i = h & (cap - 1);
+
+	while (set[i])
+		i = (i + 1) & (cap - 1);
+	set[i] = h;
+}
+
+/* Add @h, growing the set to keep it at most half full. */
+static int seen_add(struct side_writer *s, uint64_t h)
+{
+	if (2 * (s->seen_len + 1) > s->seen_cap) {
+		size_t cap = s->seen_cap ? 2 * s->seen_cap : 256, i;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -1;
+		for (i = 0; i < s->seen_cap; i++)
+			if (s->seen[i])
+				seen_put(n, cap, s->seen[i]);
+		free(s->seen);
+		s->seen = n;
+		s->seen_cap = cap;
+	}
+	seen_put(s->seen, s->seen_cap, h);
+	s->seen_len++;
+	return 0;
+}
+
 /* Add a HEADER_BUILD_ID entry unless this (name, id) is there already. */
 static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 		     const struct mmap3_build_id *bid)
@@ -61,23 +105,14 @@ static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 	size_t len = strlen(name), size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	uint64_t h = fnv1a(bid->data, bid->size, fnv1a(name, len, 0xcbf29ce484222325ULL));
 	struct perf_record_header_build_id *e;
-	size_t i;
 
 	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_SIZE)
 		return 0;
-	for (i = 0; i < s->seen_len; i++)
-		if (s->seen[i] == h)
-			return 0;
-	if (s->seen_len == s->seen_cap) {
-		size_t cap = s->seen_cap ? 2 * s->seen_cap : 256;
-		uint64_t *n = realloc(s->seen, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->seen = n;
-		s->seen_cap = cap;
-	}
-	s->seen[s->seen_len++] = h;
+	h = h ? h : 1;
+	if (seen_find(s, h))
+		return 0;
+	if (seen_add(s, h))
+		return -1;
 	if (s->table_len + size > s->table_cap) {
 		size_t cap = s->table_cap ? 2 * s->table_cap : 4096;
 		uint8_t *n;
@@ -113,16 +148,17 @@ static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint
 
 static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 {
-	size_t name = ALIGN8(strlen(m->path) + 1);
-	size_t size = PERF_MMAP2_FIXED + name + side_id.size;
+	size_t len = strlen(m->path);
+	size_t size = PERF_MMAP2_FIXED + ALIGN8(len + 1) + side_id.size;
 	struct perf_record_mmap2 *r;
-	int ret;
 
 	if (size > UINT16_MAX)
 		return 0;
-	r = calloc(1, size);
+	/* Written in place in the file's write buffer. */
+	r = perf_writer_reserve(&s->pf, size);
 	if (!r)
 		return -1;
+	memset(r, 0, size);
 	r->header.type = PERF_RECORD_MMAP2;
 	r->header.misc = PERF_RECORD_MISC_USER;
 	if (!(m->prot & PROT_EXEC))
@@ -149,12 +185,11 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	}
 	r->prot = m->prot;
 	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
-	memcpy(r->filename, m->path, strlen(m->path));
+	memcpy(r->filename, m->path, len);
 	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
-	ret = perf_writer_record(&s->pf, r);
-	free(r);
+	perf_writer_commit(&s->pf, size);
 	s->stats.mmaps++;
-	return ret ? ret : table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
+	return table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
 }
 
 /* A kernel-space PERF_RECORD_MMAP. */

@@ -27,8 +27,9 @@ struct side_writer {
 	/* HEADER_BUILD_ID payload, one entry per distinct (name, build-id). */
 	uint8_t *table;
 	size_t table_len, table_cap;
-	uint64_t *seen;			/* hashes of table entries */
-	size_t seen_len, seen_cap;
+	/* Hashes of the table's entries, open addressing (0: free). */
+	uint64_t *seen;
+	size_t seen_len, seen_cap;	/* cap: a power of two */
 	struct side_stats stats;
 	/* Where modules' .ko files are looked for; NULL: not looked for. */
 	struct kmod_index *kmods;

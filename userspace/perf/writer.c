@@ -126,6 +126,19 @@ uint64_t perf_writer_offset(const struct perf_writer *w)
 	return w->data_offset + w->data_size;
 }
 
+void *perf_writer_reserve(struct perf_writer *w, size_t size)
+{
+	if (w->buf_len + size > BUF_SIZE && flush(w))
+		return NULL;
+	return w->buf + w->buf_len;
+}
+
+void perf_writer_commit(struct perf_writer *w, size_t size)
+{
+	w->buf_len += size;
+	w->data_size += size;
+}
+
 int perf_writer_record(struct perf_writer *w, const void *rec)
 {
 	const struct perf_event_header *h = rec;

@@ -61,6 +61,13 @@ uint64_t perf_writer_offset(const struct perf_writer *w);
 
 /* Append one record (header.size bytes) to the data section. */
 int perf_writer_record(struct perf_writer *w, const void *rec);
+/*
+ * Room for a record of @size bytes (at most 64 KiB) in the write buffer,
+ * to be filled in place and then committed with perf_writer_commit(); NULL
+ * if flushing the buffer failed (reported).  No copy, no allocation.
+ */
+void *perf_writer_reserve(struct perf_writer *w, size_t size);
+void perf_writer_commit(struct perf_writer *w, size_t size);
 
 /*
  * Append @len bytes at @off in @fd (whole records) to the data section.
