@@ -12,7 +12,10 @@
 #   make check           every test: host tests, style checks, and the
 #                        selftests inside every matrix kernel (tests/check)
 #   make fuzz            every fuzz target, each for FUZZ_SECONDS (default 60)
-#                        in turn (tests/fuzz/run)
+#                        in turn (tests/fuzz/run), the ioctl fuzzer in the
+#                        debug kernel
+#   make stress          the stress test in every kernel (KERNEL=NAME for
+#                        one) for DURATION seconds (default 600)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
 #   make install         the tool and its manual, mmap3(1), under
@@ -49,6 +52,10 @@ check:
 FUZZ_SECONDS ?= 60
 fuzz:
 	tests/fuzz/run --seconds $(FUZZ_SECONDS)
+
+DURATION ?= 600
+stress:
+	tests/stress $(if $(KERNEL),--kernels "$(KERNEL)") --seconds $(DURATION)
 
 DEMO_KERNEL ?= 6.1
 bench:
@@ -94,4 +101,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all module userspace selftests check fuzz bench demo install uninstall dkms-install dkms-remove deb print-module-sources clean
+.PHONY: all module userspace selftests check fuzz stress bench demo install uninstall dkms-install dkms-remove deb print-module-sources clean
