@@ -16,11 +16,14 @@
  *                                   costly files, interleaved
  *   m3bench dump FILE PROCS MAPS    PROCS processes mapping FILE MAPS times:
  *                                   time from ENABLE to DUMP_DONE, losses
+ *   m3bench workload build PROG N   a shell script running PROG N times
+ *   m3bench workload dlopen LIB N   dlopen and dlclose of LIB, N times
  *
  * Each prints "RESULT key=value ..." lines (and "SAMPLES key v v v ..."
  * for distributions); bench/vm/guest runs them and bench/vm/run turns
  * them into markdown.  Timings are CLOCK_MONOTONIC.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -892,6 +895,52 @@ static int cmd_dump(const char *file, long procs, long maps)
 	return 0;
 }
 
+/* ---- workloads: what people profile, timed whole ---- */
+
+/*
+ * build: a shell script running N short dynamically linked processes, as
+ * a build does (each exec maps the loader, libc and the program);
+ * dlopen: a program opening and closing a shared library N times.
+ * Prints the wall time of the whole.
+ */
+static int cmd_workload(const char *what, const char *arg, long n)
+{
+	uint64_t t0 = now_ns();
+	char script[256];
+	long i;
+
+	if (!strcmp(what, "build")) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			snprintf(script, sizeof(script),
+				 "i=0; while [ $i -lt %ld ]; do %s; i=$((i + 1)); done", n, arg);
+			execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("the build-like script failed");
+	} else if (!strcmp(what, "dlopen")) {
+		for (i = 0; i < n; i++) {
+			void *h = dlopen(arg, RTLD_NOW | RTLD_LOCAL);
+
+			if (!h) {
+				fprintf(stderr, "m3bench: %s\n", dlerror());
+				return 1;
+			}
+			dlclose(h);
+		}
+	} else {
+		return 2;
+	}
+	printf("RESULT what=workload kind=%s ops=%ld total_ns=%llu\n", what, n,
+	       (unsigned long long)(now_ns() - t0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -916,6 +965,8 @@ int main(int argc, char **argv)
 		return cmd_crafted(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "costs"))
 		return cmd_costs(argv[2], atol(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "workload"))
+		return cmd_workload(argv[2], argv[3], atol(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "dump"))
 		return cmd_dump(argv[2], atol(argv[3]), atol(argv[4]));
 	fprintf(stderr, "usage: see bench/vm/m3bench.c\n");
