@@ -103,6 +103,7 @@ void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st)
 	st->has_iversion = IS_I_VERSION(inode);
 	st->iversion = st->has_iversion ? inode_peek_iversion(inode) : 0;
 }
+
 /* Called from the kprobe handler: a probe here would recurse. */
 NOKPROBE_SYMBOL(mmap3_inode_state);
 

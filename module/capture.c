@@ -28,6 +28,7 @@
 
 #include "capture.h"
 #include "wrapper/fs.h"
+#include "wrapper/slab.h"
 
 static unsigned int capture_ids = 16384;
 module_param(capture_ids, uint, 0444);
@@ -122,8 +123,8 @@ u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file,
 		goto out;
 	if (c->held >= MMAP3_CAPTURE_MAX || !make_room(c))
 		goto refused;
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	e = kzalloc_obj(*e);
+	f = kzalloc_obj(*f);
 	if (!e || !f)
 		goto refused;
 	f->mapped = get_file(file);

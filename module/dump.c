@@ -162,7 +162,7 @@ static void dump_task(struct dump_state *ds, struct pid *tgid)
 		ev.file = v->file;
 		ev.state = v->state;
 		ev.tgid = get_pid(tgid);
-		ev.pid = get_pid(tgid);
+		ev.pid = NULL;		/* the process, not a thread */
 		ev.start = v->start;
 		ev.len = v->len;
 		ev.pgoff = v->pgoff;

@@ -20,7 +20,20 @@ void mmap3_time_now(struct mmap3_time *t)
 	t->mono = ktime_get_mono_fast_ns();
 	t->raw = ktime_get_raw_fast_ns();
 }
+
 NOKPROBE_SYMBOL(mmap3_time_now);
+
+void mmap3_time_derive(struct mmap3_time *t)
+{
+	struct mmap3_time now;
+	u64 since;
+
+	mmap3_time_now(&now);
+	/* Another CPU's local_clock() may be a little ahead. */
+	since = now.local > t->local ? now.local - t->local : 0;
+	t->mono = now.mono - since;
+	t->raw = now.raw - since;
+}
 
 u32 mmap3_vm_prot(unsigned long vm_flags)
 {
@@ -28,6 +41,7 @@ u32 mmap3_vm_prot(unsigned long vm_flags)
 	       (vm_flags & VM_WRITE ? PROT_WRITE : 0) |
 	       (vm_flags & VM_EXEC ? PROT_EXEC : 0);
 }
+
 NOKPROBE_SYMBOL(mmap3_vm_prot);
 
 /* Process context: fput() may sleep. */

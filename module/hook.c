@@ -23,6 +23,8 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -114,11 +116,13 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	}
 	ev = &q->ev[head & mask];
-	mmap3_time_now(&ev->time);
+	/* One clock here; the worker derives the others. */
+	ev->time.local = local_clock();
 	ev->file = get_file(file);
 	mmap3_inode_state(file_inode(file), &ev->state);
 	ev->tgid = get_pid(task_tgid(current));
-	ev->pid = get_pid(task_pid(current));
+	/* A thread group's leader: one reference for both. */
+	ev->pid = thread_group_leader(current) ? NULL : get_pid(task_pid(current));
 	ev->start = vma->vm_start;
 	ev->len = vma->vm_end - vma->vm_start;
 	ev->pgoff = vma->vm_pgoff;
@@ -137,6 +141,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 		irq_work_queue(&mmap3_irq_work);
 	return 0;
 }
+
 /* A probe on the handler would recurse. */
 NOKPROBE_SYMBOL(mmap3_kprobe_handler);
 
@@ -164,6 +169,7 @@ static void mmap3_drain(struct work_struct *work)
 
 			/* The hook may reuse the slot once it sees this. */
 			smp_store_release(&q->tail, tail + 1);
+			mmap3_time_derive(&ev.time);
 			/* Read a file only for a session that wants the record. */
 			if (mmap3_sink_wants(&ev))
 				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL, false);

@@ -7,7 +7,7 @@
  *   control   abi.c       the device: open, read, poll, ioctl (the only
  *                         code that touches user memory)
  *             session.c   a session: configure, enable, disable, flush;
- *                         starts and stops the producers
+ *                         starts and stops what produces records:
  *   producers hook.c      the mmap hook, its per-CPU queues and worker
  *             dump.c      the state dump of existing processes
  *             modules.c   module load/unload, and the loaded modules
@@ -47,14 +47,23 @@
 #include <linux/types.h>
 #include <linux/mmap3.h>
 
-/* The three clocks a record's time can be given in, read at once. */
+/* The three clocks a record's time can be given in. */
 struct mmap3_time {
 	u64 local;			/* local_clock() */
 	u64 mono;			/* ktime_get_mono_fast_ns() */
 	u64 raw;			/* ktime_get_raw_fast_ns() */
 };
 
+/* All three, read at once. */
 void mmap3_time_now(struct mmap3_time *t);
+/*
+ * The hook reads local_clock() alone; the worker derives the others from
+ * a reading of all three now (mmap3_time_derive()).  The error is the
+ * clocks' rate difference over the time in between (at most 500 ppm:
+ * 2 us for a jiffy) and local_clock()'s skew between CPUs; a session in
+ * perf's default clock is exact.
+ */
+void mmap3_time_derive(struct mmap3_time *t);
 
 /*
  * What says an inode is unchanged since its build-id was read: plain
@@ -77,7 +86,7 @@ struct mmap3_event {
 	struct file *file;
 	struct mmap3_inode_state state;	/* of the file at mmap time */
 	struct pid *tgid;
-	struct pid *pid;
+	struct pid *pid;		/* NULL: the same as @tgid */
 	unsigned long start;
 	unsigned long len;
 	unsigned long pgoff;

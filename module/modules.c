@@ -6,10 +6,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/elf.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/rculist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -26,7 +26,17 @@
  * between them).  A window overlaps the next by a whole note.
  */
 #define NOTE_WINDOW	4096
-#define NOTE_MAX	(sizeof(Elf32_Nhdr) + 4 + MMAP3_BUILD_ID_SIZE_MAX)
+/* An ELF note's header: name and descriptor sizes, type. */
+struct note_header {
+	u32 namesz;
+	u32 descsz;
+	u32 type;
+};
+
+#define NOTE_MAX	(sizeof(struct note_header) + 4 + MMAP3_BUILD_ID_SIZE_MAX)
+/* How much of each end of the read-only data is searched. */
+#define NOTE_SCAN_MAX	SZ_1M
+
 #ifdef MMAP3_TEST_HOOKS
 /*
  * Test builds only (tests/vm/build-module): hold the dump of modules back
@@ -37,23 +47,19 @@ module_param(test_dump_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_dump_delay_ms, "Test builds: delay the dump of modules (ms)");
 #endif
 
-/* How much of each end of the read-only data is searched. */
-#define NOTE_SCAN_MAX	(1UL << 20)
-
 /* The GNU build-id note at @p, if one starts there; @avail bytes follow. */
 static bool note_at(const u8 *p, unsigned long avail, struct mmap3_build_id *bid)
 {
-	const Elf32_Nhdr *nhdr = (const void *)p;
-	const u8 *name = p + sizeof(*nhdr);
+	const struct note_header *nh = (const void *)p;
+	const u8 *name = p + sizeof(*nh);
 
-	if (avail < sizeof(*nhdr) + 4 || nhdr->n_namesz != 4 ||
-	    nhdr->n_type != ELF_BUILDID_NOTE_TYPE || memcmp(name, "GNU", 4) ||
-	    !nhdr->n_descsz || nhdr->n_descsz > MMAP3_BUILD_ID_SIZE_MAX ||
-	    nhdr->n_descsz > avail - sizeof(*nhdr) - 4)
+	if (avail < sizeof(*nh) + 4 || nh->namesz != 4 || nh->type != ELF_BUILDID_NOTE_TYPE ||
+	    memcmp(name, "GNU", 4) || !nh->descsz || nh->descsz > MMAP3_BUILD_ID_SIZE_MAX ||
+	    nh->descsz > avail - sizeof(*nh) - 4)
 		return false;
 	bid->status = MMAP3_BUILDID_FOUND;
-	bid->size = nhdr->n_descsz;
-	memcpy(bid->data, name + 4, nhdr->n_descsz);
+	bid->size = nh->descsz;
+	memcpy(bid->data, name + 4, nh->descsz);
 	return true;
 }
 

@@ -46,6 +46,7 @@
 #include "sink.h"
 #include "wrapper/fs.h"
 #include "wrapper/mm.h"
+#include "wrapper/slab.h"
 
 static unsigned int read_timeout_ms = 1000;
 module_param(read_timeout_ms, uint, 0444);
@@ -343,8 +344,8 @@ static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now, bo
 	struct slow_read *sr, *new;
 	struct parked *p;
 
-	p = kmalloc(sizeof(*p), GFP_KERNEL);
-	new = kmalloc(sizeof(*new), GFP_KERNEL);
+	p = kmalloc_obj(*p);
+	new = kmalloc_obj(*new);
 	if (!p || !new)
 		goto fail;
 	p->ev = *ev;

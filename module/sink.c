@@ -189,7 +189,7 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
 			      wait);
 	if (copy) {
 		copy->pid = tgid;
-		copy->tid = pid_nr_ns(ev->pid, out->pid_ns);
+		copy->tid = ev->pid ? pid_nr_ns(ev->pid, out->pid_ns) : tgid;
 		copy->capture = handle;
 	}
 	if (output_commit(out, copy, rec->header.size))

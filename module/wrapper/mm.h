@@ -6,6 +6,7 @@
 #define MMAP3_WRAPPER_MM_H
 
 #include <linux/highmem.h>
+#include <linux/uio.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/vmalloc.h>
@@ -72,8 +73,10 @@ static inline long mmap3_page_cache_copy(struct address_space *mapping, void *ds
 	while (done < len) {
 		size_t off = offset_in_page(pos + done);
 		size_t n = min_t(size_t, len - done, PAGE_SIZE - off);
+		struct kvec kv = { .iov_base = dst + done, .iov_len = n };
+		struct iov_iter to;
 		struct page *page;
-		void *src;
+		size_t copied;
 
 		page = pagecache_get_page(mapping, (pos + done) >> PAGE_SHIFT, 0, 0);
 		if (!page)
@@ -82,16 +85,12 @@ static inline long mmap3_page_cache_copy(struct address_space *mapping, void *ds
 			put_page(page);
 			return -EAGAIN;
 		}
-#if MMAP3_KERNEL_BEFORE(5, 11)
-		src = kmap_atomic(page);
-		memcpy(dst + done, src + off, n);
-		kunmap_atomic(src);
-#else
-		src = kmap_local_page(page);
-		memcpy(dst + done, src + off, n);
-		kunmap_local(src);
-#endif
+		/* Maps the page as the kernel needs (highmem, or not). */
+		iov_iter_kvec(&to, READ, &kv, 1, n);
+		copied = copy_page_to_iter(page, off, n, &to);
 		put_page(page);
+		if (copied != n)
+			return -EAGAIN;
 		done += n;
 	}
 	return len;

@@ -67,7 +67,7 @@ static void bug_lockorder(void)
 static void bug_sleep(void)
 {
 	spin_lock(&spin);
-	msleep(1);
+	usleep_range(1000, 2000);
 	spin_unlock(&spin);
 }
 
