@@ -215,9 +215,9 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 {
 	struct mmap3_session *s = file->private_data;
 	struct mmap3_ring *ring = &s->out.ring;
-	const struct mmap3_record_header *rec;
+	size_t copied = 0, len;
 	u64 head, tail, pos;
-	size_t copied = 0;
+	const void *run;
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&s->read_lock))
@@ -243,14 +243,14 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 			goto out;
 	}
 
-	for (pos = tail; (rec = mmap3_ring_next(ring, &pos, head)); pos += rec->size) {
-		if (rec->size > count - copied)
-			break;
-		if (copy_to_user(ubuf + copied, rec, rec->size)) {
+	/* Each run of contiguous records goes out in one copy. */
+	for (pos = tail; (run = mmap3_ring_run(ring, &pos, head, count - copied, &len));
+	     pos += len) {
+		if (copy_to_user(ubuf + copied, run, len)) {
 			ret = -EFAULT;
 			goto out;
 		}
-		copied += rec->size;
+		copied += len;
 	}
 	ret = -EINVAL;		/* the next record does not fit */
 	if (!copied)

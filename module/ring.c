@@ -148,18 +148,28 @@ u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail)
 	return head;
 }
 
-const struct mmap3_record_header *mmap3_ring_next(const struct mmap3_ring *ring, u64 *pos,
-						  u64 head)
+static const struct mmap3_record_header *at(const struct mmap3_ring *ring, u64 pos)
 {
-	const struct mmap3_ring_pad *pad;
+	return ring->buf + (pos & (ring->size - 1));
+}
 
-	while (*pos != head) {
-		pad = ring->buf + (*pos & (ring->size - 1));
-		if (pad->type != MMAP3_RING_PAD)
-			return (const void *)pad;
-		*pos += pad->size;
+const void *mmap3_ring_run(const struct mmap3_ring *ring, u64 *pos, u64 head, size_t max,
+			   size_t *len)
+{
+	const struct mmap3_record_header *rec;
+	u64 end;
+
+	while (*pos != head && at(ring, *pos)->type == MMAP3_RING_PAD)
+		*pos += at(ring, *pos)->size;
+	/* Up to the head, a pad, or the end of the buffer, as much as fits. */
+	for (end = *pos; end != head; end += rec->size) {
+		rec = at(ring, end);
+		if (rec->type == MMAP3_RING_PAD || rec->size > max - (end - *pos) ||
+		    (end != *pos && !(end & (ring->size - 1))))
+			break;
 	}
-	return NULL;
+	*len = end - *pos;
+	return *len ? at(ring, *pos) : NULL;
 }
 
 void mmap3_ring_consume(struct mmap3_ring *ring, u64 pos)

@@ -58,13 +58,16 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time);
 u64 mmap3_ring_used(struct mmap3_ring *ring);
 
 /*
- * The reader's side.  mmap3_ring_next() returns the record at *@pos
- * (skipping pads, moving *@pos) if *@pos is before @head, else NULL;
- * mmap3_ring_consume() hands the bytes up to @pos back to producers.
+ * The reader's side.  mmap3_ring_run() returns the records from *@pos
+ * (after skipping pads, which moves *@pos) that lie contiguous in the
+ * buffer before @head and fit in @max bytes, and their length in *@len;
+ * NULL if there is none, or the first does not fit.
+ * mmap3_ring_consume() hands the bytes up to a position back to
+ * producers.
  */
 u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail);
-const struct mmap3_record_header *mmap3_ring_next(const struct mmap3_ring *ring, u64 *pos,
-						  u64 head);
+const void *mmap3_ring_run(const struct mmap3_ring *ring, u64 *pos, u64 head, size_t max,
+			   size_t *len);
 void mmap3_ring_consume(struct mmap3_ring *ring, u64 pos);
 
 #endif /* MMAP3_RING_H */
