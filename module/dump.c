@@ -169,7 +169,7 @@ static void dump_task(struct dump_state *ds, struct pid *tgid)
 		ev.prot = v->prot;
 		ev.flags = v->flags;
 		ev.cpu = raw_smp_processor_id();
-		mmap3_resolve(&ds->r, &ev, out, true);
+		mmap3_resolve(&ds->r, &ev, out);
 		ds->mappings++;
 	}
 }
@@ -247,7 +247,7 @@ static void dump_work(struct work_struct *work)
 	}
 	kvfree(pids);
 	/* Records of files being read from disk come before DUMP_DONE. */
-	mmap3_resolve_flush(d->out);
+	mmap3_resolve_drain(&ds.r, d->out);
 done:
 	mmap3_resolver_destroy(&ds.r);
 	kvfree(ds.vmas);

@@ -172,7 +172,7 @@ static void mmap3_drain(struct work_struct *work)
 			mmap3_time_derive(&ev.time);
 			/* Read a file only for a session that wants the record. */
 			if (mmap3_sink_wants(&ev))
-				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL, false);
+				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL);
 			else
 				mmap3_event_release(&ev);
 			cond_resched();
@@ -190,7 +190,7 @@ void mmap3_hook_flush(void)
 		flush_delayed_work(&mmap3_drain_work);
 	}
 	mutex_unlock(&hook_lock);
-	mmap3_resolve_flush(NULL);
+	mmap3_resolve_flush();
 }
 
 void mmap3_hook_stats(struct mmap3_stats *st)

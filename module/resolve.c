@@ -15,7 +15,10 @@
  *      reader: one of at most slow_readers work items that opens the
  *      file anew and reads it.  The parked records go out when the read
  *      ends, or with MMAP3_BUILDID_TIMEOUT at its deadline
- *      (read_timeout_ms), whichever comes first.  A read that never ends
+ *      (read_timeout_ms), whichever comes first: live ones from the
+ *      reader or the deadline's work, which never wait for room in a
+ *      buffer; a dump's ones from the dump itself (mmap3_resolve_drain()),
+ *      which may wait for its reader.  A read that never ends
  *      blocks one reader, as it would any process reading that file, and
  *      keeps the module loaded (rmmod fails with EBUSY until the
  *      filesystem lets go); mappings of that file meanwhile get TIMEOUT
@@ -77,13 +80,15 @@ struct slow_read {
 
 /* An event waiting for a slow read. */
 struct parked {
-	struct list_head node;		/* in its slow_read's waiters */
-	struct list_head all;		/* in parked_all */
+	struct list_head node;		/* in its slow_read's waiters, then in parked_served */
+	struct list_head all;		/* in parked_all while waiting */
 	u64 seq;
 	struct mmap3_event ev;
 	bool changed;			/* the file changed since the mmap */
-	struct mmap3_output *out;	/* NULL: live, to every output */
-	bool wait;
+	struct mmap3_output *out;	/* NULL: live, to every output; else a dump's */
+	/* A dump's, once served: what its record says. */
+	struct mmap3_build_id bid;
+	struct mmap3_inode_state st;
 };
 
 /*
@@ -93,6 +98,7 @@ struct parked {
 static DEFINE_SPINLOCK(slow_lock);
 static LIST_HEAD(slow_reads);
 static LIST_HEAD(parked_all);		/* every parked event, oldest first */
+static LIST_HEAD(parked_served);	/* dumps' events served, for their dump to emit */
 static u64 parked_seq;
 static unsigned int nr_slow, nr_parked;
 static DECLARE_WAIT_QUEUE_HEAD(parked_wait);
@@ -209,26 +215,27 @@ static bool file_readable(struct file *file)
 	       !(inode->i_sb->s_iflags & SB_I_NOEXEC);
 }
 
+/* A dump's record waits for room in its buffer; a live one never waits. */
 static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 		 const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
-		 bool changed, struct mmap3_output *out, bool wait)
+		 bool changed, struct mmap3_output *out)
 {
 	mmap3_record_mmap_fill(r->rec, ev, bid, st, changed);
 	if (out)
-		mmap3_output_mmap(out, ev, r->rec, wait);
+		mmap3_output_mmap(out, ev, r->rec, true);
 	else
 		mmap3_sink_mmap(ev, r->rec);
 	mmap3_event_release(ev);
 }
 
 static void emit_status(struct mmap3_resolver *r, struct mmap3_event *ev, u8 status,
-			struct mmap3_output *out, bool wait)
+			struct mmap3_output *out)
 {
 	struct mmap3_build_id bid = { .status = status };
 
 	if (status == MMAP3_BUILDID_TIMEOUT)
 		atomic64_inc(&stat_timeout);
-	emit(r, ev, &bid, &ev->state, false, out, wait);
+	emit(r, ev, &bid, &ev->state, false, out);
 }
 
 /* Under slow_lock: a read of @inode in state @st asked for already. */
@@ -242,29 +249,42 @@ static struct slow_read *find_slow_read(struct inode *inode, const struct mmap3_
 	return NULL;
 }
 
-/* Under slow_lock: take @sr's waiters off every list. */
-static void take_waiters(struct slow_read *sr, struct list_head *waiters)
+/*
+ * Under slow_lock: take @sr's waiters off every list, with @bid
+ * (TIMEOUT: with their own state).  A dump's go to parked_served at once,
+ * so its drain always finds them on one list or the other; the live
+ * ones to @live, for serve_live().
+ */
+static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
+			 const struct mmap3_inode_state *st, struct list_head *live)
 {
-	struct parked *p;
+	bool timeout = bid->status == MMAP3_BUILDID_TIMEOUT;
+	struct parked *p, *tmp;
 
-	list_for_each_entry(p, &sr->waiters, node) {
+	list_for_each_entry_safe(p, tmp, &sr->waiters, node) {
 		list_del(&p->all);
 		nr_parked--;
+		if (!p->out)
+			continue;
+		p->bid = *bid;
+		p->st = timeout ? p->ev.state : *st;
+		p->changed = !timeout && p->changed;
+		list_move_tail(&p->node, &parked_served);
 	}
-	list_splice_init(&sr->waiters, waiters);
+	list_splice_init(&sr->waiters, live);
 }
 
-/* Emit the taken waiters with @bid (or its status) and wake flushes. */
-static void serve_waiters(struct mmap3_resolver *r, struct list_head *waiters,
-			  const struct mmap3_build_id *bid, const struct mmap3_inode_state *st)
+/* Emit the live waiters taken with @bid; wake flushes and drains. */
+static void serve_live(struct mmap3_resolver *r, struct list_head *live,
+		       const struct mmap3_build_id *bid, const struct mmap3_inode_state *st)
 {
 	struct parked *p, *tmp;
 
-	list_for_each_entry_safe(p, tmp, waiters, node) {
+	list_for_each_entry_safe(p, tmp, live, node) {
 		if (bid->status == MMAP3_BUILDID_TIMEOUT)
-			emit_status(r, &p->ev, MMAP3_BUILDID_TIMEOUT, p->out, p->wait);
+			emit_status(r, &p->ev, MMAP3_BUILDID_TIMEOUT, NULL);
 		else
-			emit(r, &p->ev, bid, st, p->changed, p->out, p->wait);
+			emit(r, &p->ev, bid, st, p->changed, NULL);
 		kfree(p);
 	}
 	wake_up_all(&parked_wait);
@@ -278,11 +298,11 @@ static void slow_expire(struct work_struct *work)
 
 	spin_lock(&slow_lock);
 	sr->expired = true;
-	take_waiters(sr, &waiters);
+	take_waiters(sr, &timeout, NULL, &waiters);
 	spin_unlock(&slow_lock);
 
 	mutex_lock(&expire_lock);
-	serve_waiters(&expire_resolver, &waiters, &timeout, NULL);
+	serve_live(&expire_resolver, &waiters, &timeout, NULL);
 	mutex_unlock(&expire_lock);
 }
 
@@ -316,16 +336,16 @@ static void slow_read(struct work_struct *work)
 	spin_lock(&slow_lock);
 	list_del(&sr->node);
 	nr_slow--;
-	take_waiters(sr, &waiters);
+	take_waiters(sr, &bid, &sr->state, &waiters);
 	spin_unlock(&slow_lock);
 	/* The deadline's work may be serving waiters: it found none to take. */
 	cancel_delayed_work_sync(&sr->expire);
 
 	if (r.rec) {
-		serve_waiters(&r, &waiters, &bid, &sr->state);
+		serve_live(&r, &waiters, &bid, &sr->state);
 	} else {
 		mutex_lock(&expire_lock);
-		serve_waiters(&expire_resolver, &waiters, &bid, &sr->state);
+		serve_live(&expire_resolver, &waiters, &bid, &sr->state);
 		mutex_unlock(&expire_lock);
 	}
 	mmap3_resolver_destroy(&r);
@@ -338,7 +358,7 @@ static void slow_read(struct work_struct *work)
  * is waiting already): the caller emits it with TIMEOUT.
  */
 static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now, bool changed,
-		 struct mmap3_output *out, bool wait)
+		 struct mmap3_output *out)
 {
 	struct inode *inode = file_inode(ev->file);
 	struct slow_read *sr, *new;
@@ -351,15 +371,15 @@ static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now, bo
 	p->ev = *ev;
 	p->changed = changed;
 	p->out = out;
-	p->wait = wait;
 
 	spin_lock(&slow_lock);
+	if (nr_parked >= MAX_PARKED)
+		goto fail_unlock;
 	sr = find_slow_read(inode, now);
 	if (sr && sr->expired)
 		goto fail_unlock;	/* it did not answer in time: don't pile up */
 	if (!sr) {
-		if (nr_slow >= MAX_SLOW_READS || nr_parked >= MAX_PARKED ||
-		    !try_module_get(THIS_MODULE))
+		if (nr_slow >= MAX_SLOW_READS || !try_module_get(THIS_MODULE))
 			goto fail_unlock;
 		sr = new;
 		new = NULL;
@@ -391,8 +411,7 @@ fail:
 	return false;
 }
 
-void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap3_output *out,
-		   bool wait)
+void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap3_output *out)
 {
 	struct inode *inode = file_inode(ev->file);
 	struct file_reader fr = { .mapping = ev->file->f_mapping };
@@ -402,13 +421,13 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 
 	if (!file_readable(ev->file)) {
 		atomic64_inc(&stat_parse[MMAP3_BUILDID_UNREADABLE]);
-		emit_status(r, ev, MMAP3_BUILDID_UNREADABLE, out, wait);
+		emit_status(r, ev, MMAP3_BUILDID_UNREADABLE, out);
 		return;
 	}
 	/* The build-id of what was mapped, read before the file changed. */
 	if (mmap3_cache_lookup(inode, &ev->state, &bid)) {
 		atomic64_inc(&stat_hits);
-		emit(r, ev, &bid, &ev->state, false, out, wait);
+		emit(r, ev, &bid, &ev->state, false, out);
 		return;
 	}
 	atomic64_inc(&stat_misses);
@@ -419,21 +438,21 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 	/* Else the file as it is now, which is what was mapped unless changed. */
 	changed = !mmap3_inode_state_equal(&ev->state, &now);
 	if (changed && mmap3_cache_lookup(inode, &now, &bid)) {
-		emit(r, ev, &bid, &now, true, out, wait);
+		emit(r, ev, &bid, &now, true, out);
 		return;
 	}
 	if (parse(r, &fr, now.size, &bid)) {
 		atomic64_inc(&stat_cached);
 		remember(inode, &now, &bid);
-		emit(r, ev, &bid, &now, changed, out, wait);
+		emit(r, ev, &bid, &now, changed, out);
 		return;
 	}
-	if (!park(ev, &now, changed, out, wait))
-		emit_status(r, ev, MMAP3_BUILDID_TIMEOUT, out, wait);
+	if (!park(ev, &now, changed, out))
+		emit_status(r, ev, MMAP3_BUILDID_TIMEOUT, out);
 }
 
-/* Is an event handed over for @out up to @seq still parked? */
-static bool parked_before(struct mmap3_output *out, u64 seq)
+/* Is a live event handed over up to @seq still parked? */
+static bool live_parked_before(u64 seq)
 {
 	struct parked *p;
 	bool ret = false;
@@ -442,7 +461,7 @@ static bool parked_before(struct mmap3_output *out, u64 seq)
 	list_for_each_entry(p, &parked_all, all) {
 		if (p->seq > seq)
 			break;
-		if (p->out == out) {
+		if (!p->out) {
 			ret = true;
 			break;
 		}
@@ -451,7 +470,7 @@ static bool parked_before(struct mmap3_output *out, u64 seq)
 	return ret;
 }
 
-void mmap3_resolve_flush(struct mmap3_output *out)
+void mmap3_resolve_flush(void)
 {
 	u64 seq;
 
@@ -459,8 +478,69 @@ void mmap3_resolve_flush(struct mmap3_output *out)
 	seq = parked_seq;
 	spin_unlock(&slow_lock);
 	/* Each is served by its deadline; the margin covers writing them. */
-	wait_event_timeout(parked_wait, !parked_before(out, seq),
+	wait_event_timeout(parked_wait, !live_parked_before(seq),
 			   msecs_to_jiffies(read_timeout_ms) + HZ);
+}
+
+/* Under slow_lock: does one of @out's events wait for a read, or for @out? */
+static bool parked_for(struct mmap3_output *out)
+{
+	struct parked *p;
+
+	list_for_each_entry(p, &parked_all, all)
+		if (p->out == out)
+			return true;
+	return false;
+}
+
+static bool served_for(struct mmap3_output *out)
+{
+	struct parked *p;
+
+	list_for_each_entry(p, &parked_served, node)
+		if (p->out == out)
+			return true;
+	return false;
+}
+
+static bool drain_ready(struct mmap3_output *out)
+{
+	bool ret;
+
+	spin_lock(&slow_lock);
+	ret = served_for(out) || !parked_for(out);
+	spin_unlock(&slow_lock);
+	return ret;
+}
+
+void mmap3_resolve_drain(struct mmap3_resolver *r, struct mmap3_output *out)
+{
+	struct parked *p, *tmp;
+	bool waiting;
+
+	for (;;) {
+		LIST_HEAD(mine);
+
+		spin_lock(&slow_lock);
+		list_for_each_entry_safe(p, tmp, &parked_served, node)
+			if (p->out == out)
+				list_move_tail(&p->node, &mine);
+		waiting = parked_for(out);
+		spin_unlock(&slow_lock);
+		list_for_each_entry_safe(p, tmp, &mine, node) {
+			if (p->bid.status == MMAP3_BUILDID_TIMEOUT)
+				atomic64_inc(&stat_timeout);
+			emit(r, &p->ev, &p->bid, &p->st, p->changed, out);
+			kfree(p);
+		}
+		if (!waiting)
+			return;
+		/*
+		 * Every parked event is served by its read's deadline, and
+		 * serving never waits: this ends within about read_timeout_ms.
+		 */
+		wait_event_idle(parked_wait, drain_ready(out));
+	}
 }
 
 void mmap3_resolve_stats(struct mmap3_stats *st)
@@ -473,6 +553,7 @@ void mmap3_resolve_stats(struct mmap3_stats *st)
 	st->reads_slow = atomic64_read(&stat_slow);
 	st->reads_timeout = atomic64_read(&stat_timeout);
 	st->reads_in_flight = READ_ONCE(nr_slow);
+	st->reads_parked = READ_ONCE(nr_parked);
 	for (i = 0; i < MMAP3_BUILDID_NR_STATUS && i < ARRAY_SIZE(st->parse); i++)
 		st->parse[i] = atomic64_read(&stat_parse[i]);
 }

@@ -19,22 +19,28 @@ int mmap3_resolver_init(struct mmap3_resolver *r);
 void mmap3_resolver_destroy(struct mmap3_resolver *r);
 
 /*
- * Emit @ev's record to @out (NULL: every attached output that wants it;
- * @wait: for room, see mmap3_output_mmap()) with the build-id of the
- * mapped file: from the cache, else from the page cache alone, without
- * I/O.  A file that must be read from its filesystem is handed to a
- * bounded pool of slow readers and the record is emitted when the read
- * ends, or with MMAP3_BUILDID_TIMEOUT after read_timeout_ms, whichever
- * comes first.  Takes over @ev's references.  Process context.
+ * Emit @ev's record with the build-id of the mapped file: from the
+ * cache, else from the page cache alone, without I/O.  A file that must
+ * be read from its filesystem is handed to a bounded pool of slow
+ * readers; the record goes out when the read ends, or with
+ * MMAP3_BUILDID_TIMEOUT after read_timeout_ms, whichever comes first.
+ *
+ * @out NULL: a live event, to every attached output that wants it,
+ * never waiting for room.  Else a dump's event, to @out only, waiting for
+ * room (see mmap3_output_mmap()); if it had to be parked, its record is
+ * emitted by mmap3_resolve_drain(), which the dump must call before
+ * @out goes.  Takes over @ev's references.  Process context.
  */
-void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap3_output *out,
-		   bool wait);
+void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap3_output *out);
+
+/* Return once the live events handed over before are emitted: at most about read_timeout_ms. */
+void mmap3_resolve_flush(void);
 
 /*
- * Return once the records of every event handed over for @out (NULL:
- * live ones) before the call are emitted: at most about read_timeout_ms.
+ * Emit the records of @out's parked events as their reads end; return
+ * when none is left: at most about read_timeout_ms.
  */
-void mmap3_resolve_flush(struct mmap3_output *out);
+void mmap3_resolve_drain(struct mmap3_resolver *r, struct mmap3_output *out);
 
 void mmap3_resolve_stats(struct mmap3_stats *st);
 int mmap3_resolve_init(void);

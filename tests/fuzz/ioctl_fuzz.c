@@ -61,7 +61,7 @@ static uint64_t pick(uint64_t *s, uint64_t n)
 static void *argument(uint64_t *s, char *buf, size_t buflen)
 {
 	static const uint32_t sizes[] = {
-		0, 4, 8, 15, 16, 24, 32, 272, 343, 344, 345, 4096, 4097, 0xffffffff,
+		0, 4, 8, 15, 16, 24, 32, 272, 351, 352, 353, 4096, 4097, 0xffffffff,
 	};
 	uint32_t size;
 	size_t i;

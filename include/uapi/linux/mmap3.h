@@ -15,7 +15,8 @@
  *		from the struct (so structs can grow); magic 0xBD;
  *		CAPTURE_READ may refuse (EACCES) what the opener may not
  *		read; build-id status TIMEOUT; MMAP3_MMAP_PATH_TRUNCATED;
- *		DUMP_DONE counts; statistics by cause and memory use
+ *		DUMP_DONE counts; statistics by cause and memory use,
+ *		slow reads and mappings parked for them
  *	1.x	(never released)
  *
  * Extensible structs start with a __u32 size that the caller sets to the
@@ -367,6 +368,8 @@ struct mmap3_filter {
  * @reads_slow:		files read from their filesystem (slow readers)
  * @reads_timeout:	mappings given MMAP3_BUILDID_TIMEOUT
  * @reads_in_flight:	slow reads running or waiting for a reader now
+ * @reads_parked:	mappings waiting for a slow read now (bounded: past
+ *			the bound they get MMAP3_BUILDID_TIMEOUT at once)
  * @parse:		files parsed, by enum mmap3_buildid_status
  */
 struct mmap3_stats {
@@ -398,10 +401,11 @@ struct mmap3_stats {
 	__u64 reads_slow;
 	__u64 reads_timeout;
 	__u64 reads_in_flight;
+	__u64 reads_parked;
 	__u64 parse[16];
 };
 
-#define MMAP3_STATS_SIZE_VER0	344
+#define MMAP3_STATS_SIZE_VER0	352
 #define MMAP3_IOC_GET_STATS	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct mmap3_stats)
 
 /*
