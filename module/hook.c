@@ -5,12 +5,13 @@
  * perf_event_mmap(vma) is called after every successful mapping,
  * exec's ELF mappings and mprotect() included, with the same signature
  * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
- * only a kprobe attaches everywhere; on x86 an int3 kprobe handler runs
- * with in_nmi() true, on PREEMPT_RT too.  The handler therefore only
- * takes references (get_file(), get_pid(): atomic increments), reads
- * NMI-safe clocks, writes a preallocated per-CPU slot and raises an
- * irq_work; the worker (process context) hands each event to resolve.c.
- * Nothing here allocates, sleeps, locks or drops a reference.
+ * only a kprobe attaches everywhere.  Its handler runs with preemption
+ * off, from ftrace (task context) or from int3 (in_nmi() true, on
+ * PREEMPT_RT too), so it only takes references (get_file(), get_pid():
+ * atomic increments), reads an NMI-safe clock, writes a preallocated
+ * per-CPU slot and raises an irq_work; the worker (process context)
+ * hands each event to resolve.c.  Nothing here allocates, sleeps, locks
+ * or drops a reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,7 +40,7 @@ MODULE_PARM_DESC(queue_len,
 		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
 
 /*
- * One per possible CPU, allocated while the hook is registered.  Single
+ * One per possible CPU, allocated while a session is enabled.  Single
  * producer: the hook on that CPU, which runs with preemption off and
  * cannot nest (mmap is never called from interrupts).  Single consumer:
  * the worker.  ->head is written by the producer only, ->tail by the
@@ -52,7 +53,14 @@ struct mmap3_queue {
 	struct mmap3_event ev[];
 };
 
-static struct mmap3_queue **mmap3_queues;
+static struct mmap3_queue **mmap3_queues;	/* under hook_lock */
+/*
+ * The queues as the handler sees them: NULL while no session is enabled.
+ * Set after the queues are filled in (release, against the handler's
+ * acquire); cleared, then synchronize_rcu() before they are freed, since
+ * a handler runs with preemption off.
+ */
+static struct mmap3_queue **hook_queues;
 static bool mmap3_want_data;		/* any session wants data mappings */
 
 static struct workqueue_struct *mmap3_wq;
@@ -78,20 +86,22 @@ MODULE_PARM_DESC(test_worker_delay_ms, "Test builds: delay each worker run (ms)"
 #endif
 
 /*
- * hook_lock protects the kprobe's state, the allocation of the queues and
- * the worker's resolver, and the user counts.
+ * hook_lock protects the queues' allocation, the worker's resolver and
+ * the user counts.
  *
- * The kprobe is registered at the first enable and stays registered until
- * the module goes, disabled (disarmed: the probed instruction restored,
- * nothing left on the mmap path) while no session is enabled.  A kprobe
- * unregistered and registered again at once can still be referenced by
- * the kprobes core (an optimized probe is unoptimized later): seen as a
- * call through a NULL handler on PREEMPT_RT with sessions enabled and
- * disabled in a loop.
+ * The kprobe lives as long as the module: registered at load, removed at
+ * unload, never disarmed in between.  Arming and disarming rewrite the
+ * probed instruction while other CPUs run it; with sessions enabled and
+ * disabled in a loop beside mmap() on every CPU, a stray int3 was taken
+ * as the probe's after it was gone (ftrace-based probe, 7.2 and
+ * 6.12-rt under qemu): the kprobes core single-stepped a NULL
+ * instruction slot.  Rewriting the instruction only at load and unload
+ * keeps that window out of a session's life.  The price: while the
+ * module is loaded and no session is enabled, each mmap() pays the
+ * probe's call and one load (bench/ measures it).
  */
 static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
-static bool kprobe_registered;
 static struct kprobe mmap3_kprobe = {
 	.symbol_name = "perf_event_mmap",
 };
@@ -101,14 +111,18 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 	struct file *file = vma->vm_file;
 	unsigned int cpu, head, mask = queue_len - 1;
-	struct mmap3_queue *q;
+	struct mmap3_queue **queues, *q;
 	struct mmap3_event *ev;
 
 	if (!file || (!(vma->vm_flags & VM_EXEC) && !READ_ONCE(mmap3_want_data)))
 		return 0;
+	/* Pairs with the release in mmap3_hook_get(): the queues are filled in. */
+	queues = smp_load_acquire(&hook_queues);
+	if (!queues)
+		return 0;
 
 	cpu = smp_processor_id();
-	q = mmap3_queues[cpu];
+	q = queues[cpu];
 	head = q->head;
 	/* Pairs with the worker's release of the slot it is done with. */
 	if (head - smp_load_acquire(&q->tail) > mask) {
@@ -256,19 +270,8 @@ int mmap3_hook_get(bool data)
 		ret = queues_alloc();
 		if (ret)
 			goto out;
-		/* The queues exist before the handler can run. */
-		if (kprobe_registered) {
-			ret = enable_kprobe(&mmap3_kprobe);
-		} else {
-			mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
-			ret = register_kprobe(&mmap3_kprobe);
-			kprobe_registered = !ret;
-		}
-		if (ret) {
-			pr_err("cannot probe perf_event_mmap: %d\n", ret);
-			queues_free();
-			goto out;
-		}
+		/* Pairs with the handler's acquire. */
+		smp_store_release(&hook_queues, mmap3_queues);
 	}
 	hook_users++;
 	if (data && !hook_data_users++)
@@ -284,8 +287,8 @@ void mmap3_hook_put(bool data)
 	if (data && !--hook_data_users)
 		WRITE_ONCE(mmap3_want_data, false);
 	if (!--hook_users) {
-		disable_kprobe(&mmap3_kprobe);
-		/* Handlers run with preemption off: none runs after this. */
+		WRITE_ONCE(hook_queues, NULL);
+		/* Handlers run with preemption off: none still uses the queues. */
 		synchronize_rcu();
 		/* Then no irq_work is raised; release what is queued. */
 		irq_work_sync(&mmap3_irq_work);
@@ -298,6 +301,8 @@ void mmap3_hook_put(bool data)
 
 int mmap3_hook_init(void)
 {
+	int ret;
+
 	if (!queue_len || !is_power_of_2(queue_len) || queue_len > (1U << 20)) {
 		pr_err("queue_len must be a power of two up to 1048576\n");
 		return -EINVAL;
@@ -307,17 +312,21 @@ int mmap3_hook_init(void)
 		return -ENOMEM;
 	init_irq_work(&mmap3_irq_work, mmap3_irq_work_fn);
 	INIT_DELAYED_WORK(&mmap3_drain_work, mmap3_drain);
-	return 0;
+	mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
+	ret = register_kprobe(&mmap3_kprobe);
+	if (ret) {
+		pr_err("cannot probe perf_event_mmap: %d\n", ret);
+		destroy_workqueue(mmap3_wq);
+	}
+	return ret;
 }
 
-/* Every session is closed: the kprobe is disabled, the queues freed. */
+/* Every session is closed: no queues, no work pending. */
 void mmap3_hook_exit(void)
 {
-	if (kprobe_registered) {
-		/* Waits for running handlers (synchronize_rcu()). */
-		unregister_kprobe(&mmap3_kprobe);
-		if (mmap3_kprobe.nmissed)
-			pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
-	}
+	/* Waits for running handlers (synchronize_rcu()). */
+	unregister_kprobe(&mmap3_kprobe);
+	if (mmap3_kprobe.nmissed)
+		pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
 	destroy_workqueue(mmap3_wq);
 }
