@@ -208,8 +208,11 @@ static struct file *readable_file(struct mmap3_capture *c, u32 handle)
 	struct mmap3_captured *f;
 	struct file *mapped, *file;
 	const struct cred *old;
+	unsigned int tries = 0;
+	bool same;
 	int ret;
 
+again:
 	mutex_lock(&c->lock);
 	f = xa_load(&c->handles, handle);
 	file = f && f->readable ? get_file(f->readable) : NULL;
@@ -221,22 +224,37 @@ static struct file *readable_file(struct mmap3_capture *c, u32 handle)
 		return ERR_PTR(-ENOENT);
 
 	file = mmap3_open_private(&mapped->f_path, c->cred);
-	fput(mapped);
 	if (IS_ERR(file))
-		return file;
+		goto out;
 	old = override_creds(c->cred);
 	ret = file_permission(file, MAY_READ);
 	revert_creds(old);
 	if (ret) {
 		fput(file);
-		return ERR_PTR(ret);
+		file = ERR_PTR(ret);
+		goto out;
 	}
 
+	/*
+	 * The handle may have been released and given to another file
+	 * meanwhile (@mapped, still held, keeps its address from being
+	 * reused): then this open is of the wrong file.
+	 */
 	mutex_lock(&c->lock);
 	f = xa_load(&c->handles, handle);
-	if (f && !f->readable)
+	same = f && f->mapped == mapped;
+	if (same && !f->readable)
 		f->readable = get_file(file);
 	mutex_unlock(&c->lock);
+	if (!same) {
+		fput(file);
+		fput(mapped);
+		if (++tries < 3)
+			goto again;
+		return ERR_PTR(-EAGAIN);
+	}
+out:
+	fput(mapped);
 	return file;
 }
 
