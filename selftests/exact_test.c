@@ -22,15 +22,6 @@
 
 #define DIR "/tmp/exact_test"
 
-static int pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* A child on @cpu that maps @path once, then waits to be killed. */
 static pid_t map_on_cpu(int cpu, const char *path)
 {

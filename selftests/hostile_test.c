@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module under hostile conditions: a FUSE daemon that never answers
- * READ, an execute-only binary, a file crafted to cost the parser, a
+ * READ (other mappings, other sessions and a dump waiting for its own
+ * reader go on; what waits for the hung read is bounded), an
+ * execute-only binary, a file crafted to cost the parser, a
  * user's file opened O_DIRECT and watched by fanotify, limits on memory,
  * and a state dump far larger than the buffer.
  *
@@ -25,6 +27,19 @@
 #include "session.h"
 
 #define DIR "/tmp/hostile_test"
+
+/* Tests that take longer than the harness's default 30 s. */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
 
 static double now_s(void)
 {
@@ -121,6 +136,17 @@ static int run_bounded(char *const argv[], int secs)
 static int unload_mmap3(void)
 {
 	return syscall(SYS_delete_module, "mmap3", O_NONBLOCK);
+}
+
+/* Kill the FUSE daemon, then unload mmap3 (its stuck reads let go) and load it again. */
+static int fusefs_stop_and_reload(pid_t daemon, const char *mnt, const char *params)
+{
+	int i;
+
+	fusefs_stop(daemon, mnt);
+	for (i = 0; i < 100 && unload_mmap3(); i++)
+		usleep(100000);
+	return load_ko_params(getenv("MMAP3_KO"), params);
 }
 
 /*
@@ -224,13 +250,175 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 
 	kill(holder, SIGKILL);
 	waitpid(holder, NULL, 0);
-	fusefs_stop(daemon, DIR "/mnt");
-	for (i = 0; i < 100 && unload_mmap3(); i++)
-		usleep(100000);
-	EXPECT_GT(100, i);
-	ASSERT_EQ(0, load_ko(getenv("MMAP3_KO")));
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
 	records_free(&r);
 	records_free(&r2);
+}
+
+/* A child that maps @path @n times and stays; its pid. */
+static pid_t map_and_stay(const char *path, int n, const char *last)
+{
+	pid_t pid = fork_child();
+	int i;
+
+	if (pid == 0) {
+		for (i = 0; i < n; i++)
+			if (map_exec(path) == MAP_FAILED)
+				_exit(1);
+		/* Mapped last, below the others: the dump reaches it first. */
+		if (last && map_exec(last) == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * A session whose reader does not read, and whose dump waits for room
+ * with a mapping of a hung FUSE file parked, holds up no other session:
+ * another session's mapping of another hung file still gets its TIMEOUT
+ * record at the deadline.  The waiting dump gets its parked record too,
+ * once its reader reads.
+ */
+TEST(dump_waiting_for_its_reader_holds_up_no_other_session)
+{
+	struct mmap3_record_dump_done *done = NULL;
+	struct mmap3_record_header *h;
+	struct mmap3_record_mmap *m;
+	struct records ra = { }, rb = { };
+	int a, b, rc;
+	pid_t daemon, holder, c;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/slow1", 1, 0, 0x71, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/src/slow2", 1, 0, 0x72, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/plain", 1, 0, 0x73, 20, 256, NULL));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+	/* 1500 records fill far more than a 64 KiB buffer. */
+	holder = map_and_stay(DIR "/plain", 1500, DIR "/mnt/slow1");
+	ASSERT_LT(0, holder);
+	usleep(500000);
+
+	a = session_open();
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, ioctl(a, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	ASSERT_EQ(0, ioctl(a, MMAP3_IOC_ENABLE));
+	/* Past slow1's deadline: its record is due while a's dump waits. */
+	sleep(2);
+
+	b = session_open();
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, ioctl(b, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(b, &rb));
+	records_free(&rb);
+	c = fork_child();
+	if (c == 0)
+		_exit(map_exec(DIR "/mnt/slow2") == MAP_FAILED);
+	ASSERT_EQ(c, waitpid(c, &rc, 0));
+	ASSERT_EQ(0, rc);
+	ASSERT_EQ(0, flush_and_read(b, &rb));
+	m = find_mmap(&rb, c, DIR "/mnt/slow2", 0);
+	ASSERT_NE(NULL, m) {
+		TH_LOG("no record of the second hung file: a's dump holds up the deadline");
+	}
+	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
+
+	/* a reads: its dump goes on, slow1's record in it. */
+	ASSERT_EQ(0, read_dump(a, &ra));
+	m = find_mmap(&ra, holder, DIR "/mnt/slow1", 1);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
+	for_each_record(&ra, h)
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			done = (void *)h;
+	ASSERT_NE(NULL, done);
+	EXPECT_LE(1501, done->mappings);
+
+	close(a);
+	close(b);
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+	records_free(&ra);
+	records_free(&rb);
+}
+
+/*
+ * Mappings of a hung FUSE file made faster than its read's deadline:
+ * at most 4096 wait for the read (memory is bounded); the others get
+ * TIMEOUT at once.
+ */
+#define MAX_PARKED	4096
+/* Slow in the debug kernel: 6000 mappings of a FUSE file under KASAN. */
+TEST_F_TIMEOUT(slow, mappings_parked_for_a_hung_read_are_bounded, 300)
+{
+	struct mmap3_record_header *h;
+	struct mmap3_stats st;
+	struct records r = { };
+	int fd, rc, i, timeouts = 0;
+	pid_t daemon, c;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/slow", 1, 0, 0x74, 20, 256, NULL));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+	/* A deadline far away: every mapping below comes before it. */
+	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=60000"));
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	c = fork_child();
+	if (c == 0) {
+		int f = open(DIR "/mnt/slow", O_RDONLY);
+
+		pin_to_cpu(0);
+		for (i = 0; i < 6000; i++) {
+			void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0);
+
+			if (p == MAP_FAILED || munmap(p, 4096))
+				_exit(1);
+			/* Let the worker keep the queue short. */
+			if (i % 500 == 499)
+				usleep(50000);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(c, waitpid(c, &rc, 0));
+	ASSERT_EQ(0, rc);
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get_stats(fd, &st));
+		if (!st.pending)
+			break;
+		usleep(100000);
+	}
+	usleep(100000);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	ASSERT_EQ(0, read_available(fd, &r));
+	for_each_record(&r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type == MMAP3_RECORD_MMAP && (pid_t)m->pid == c &&
+		    m->build_id.status == MMAP3_BUILDID_TIMEOUT)
+			timeouts++;
+	}
+	EXPECT_GE(MAX_PARKED, st.reads_parked);
+	EXPECT_EQ(MAX_PARKED, st.reads_parked) {
+		TH_LOG("%llu parked, %d given TIMEOUT, %llu lost in the queue",
+		       (unsigned long long)st.reads_parked, timeouts,
+		       (unsigned long long)st.queue_lost);
+	}
+	EXPECT_EQ(6000, st.reads_parked + timeouts + st.queue_lost);
+
+	close(fd);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+	records_free(&r);
 }
 
 /* In a child: become uid 1000 with exactly CAP_PERFMON (or none). */
@@ -561,19 +749,6 @@ TEST(memory_is_bounded_and_charged)
  * and with the default 4 MiB buffer nothing is lost.  MMAP3_DUMP_PROCS
  * sets fewer (the debug kernel under emulation forks slowly).
  */
-/* Tests that take longer than the harness's default 30 s. */
-FIXTURE(slow) {
-	int unused;
-};
-
-FIXTURE_SETUP(slow)
-{
-}
-
-FIXTURE_TEARDOWN(slow)
-{
-}
-
 TEST_F_TIMEOUT(slow, dump_of_60000_mappings_streams_without_loss, 900)
 {
 	enum { MAX_PROCS = 2000, MAPS = 30 };

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/mmap3.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,15 @@ static inline pid_t fork_child(void)
 	if (pid == 0)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	return pid;
+}
+
+static inline int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Load the module at @path with @params ("" for none). */
