@@ -4,7 +4,8 @@
  * mode, as dump and merge parse it (and the fuzzer tests it).
  *
  * Everything is checked before it is used: the header's sections lie in
- * the file, each record has at least its type's fixed fields and
+ * the file and share no byte (or a small file would be read many times
+ * over), each record has at least its type's fixed fields and
  * sample_id trailer, names end in a NUL inside the record, sizes are
  * multiples of 8 (but for the two kinds perf itself pads to 4), payloads
  * that follow a record (AUXTRACE, TRACING_DATA) lie in the data section.
