@@ -732,22 +732,13 @@ static int write_output(struct merge *m, const char *path)
 		goto out;
 	if (pass2(m, &w))
 		goto abort;
-	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
-		void *buf;
-		size_t len;
-
-		if (bit == HEADER_BUILD_ID || bit == HEADER_AUXTRACE)
-			continue;
-		if (perf_reader_feature(&m->in, bit, &buf, &len)) {
-			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+	/* Copied from the input as the output is closed, one after another. */
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
+		if (bit != HEADER_BUILD_ID && bit != HEADER_AUXTRACE &&
+		    perf_reader_has_feature(&m->in, bit) &&
+		    perf_writer_feature_copy(&w, bit, m->in.fd, m->in.feat[bit].offset,
+					     m->in.feat[bit].size))
 			goto abort;
-		}
-		if (buf && perf_writer_feature(&w, bit, buf, len)) {
-			free(buf);
-			goto abort;
-		}
-		free(buf);
-	}
 	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w))
 		goto abort;
 	ret = perf_writer_close(&w);

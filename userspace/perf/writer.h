@@ -31,8 +31,10 @@ struct perf_writer {
 	uint64_t written_back;		/* sync_file_range() started up to here */
 	int no_copy_range;		/* copy_file_range() cannot copy to this file */
 	struct {
-		void *buf;
-		size_t len;
+		int set;
+		void *buf;		/* the payload, or NULL: */
+		int fd;			/* ... @len bytes at @off in @fd */
+		uint64_t off, len;
 	} feat[HEADER_FEAT_BITS];
 };
 
@@ -78,6 +80,14 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len);
 
 /* Set a feature's payload (copied). */
 int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf, size_t len);
+
+/*
+ * Set a feature's payload to @len bytes at @off in @fd, which must stay
+ * open until the writer is closed: copied then (by the kernel where it
+ * can), never held in memory, however large.
+ */
+int perf_writer_feature_copy(struct perf_writer *w, unsigned int bit, int fd, uint64_t off,
+			     uint64_t len);
 
 /* perf's string encoding: u32 length (padded to 64) and the padded string. */
 int perf_writer_string_feature(struct perf_writer *w, unsigned int bit, const char *s);
