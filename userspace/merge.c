@@ -58,6 +58,8 @@ struct span {
 	uint64_t out;		/* where pass 2 wrote it */
 	struct side_rec *r;
 	int kernel;
+	/* Of a mapping pass 2 reads again: its header as pass 1 read it. */
+	struct perf_event_header h;
 };
 
 struct merge {
@@ -619,9 +621,12 @@ out:
 	return ret;
 }
 
-/* @own: a span of its own (rewritten, or mmap3's records go before it). */
+/*
+ * @own: a span of its own (rewritten, or mmap3's records go before it).
+ * @h: the record, if it is one pass 2 reads again.
+ */
 static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec *r,
-		    int kernel, int own)
+		    int kernel, int own, const struct perf_event_header *h)
 {
 	struct span *s;
 
@@ -642,7 +647,7 @@ static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec
 		m->spans = s;
 		m->spans_cap = cap;
 	}
-	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel };
+	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel, *h };
 	return 0;
 }
 
@@ -672,7 +677,7 @@ static int pass1(struct merge *m)
 			m->stats->aux_records++;
 		if (rec.has_time)
 			own = place_due(m, rec.time, rec.offset);
-		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own))
+		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own, h))
 			return -1;
 	}
 	if (ret < 0)
@@ -680,10 +685,15 @@ static int pass1(struct merge *m)
 	return ret;
 }
 
-/* Pass 2 for the input's records, from the spans of pass 1. */
+/*
+ * Pass 2 for the input's records, from the spans of pass 1.  The input
+ * may have been written to since (by whoever owns it: merge runs as root
+ * on others' files): a mapping read again must be what pass 1 checked,
+ * and the file as it was opened (write_output()).
+ */
 static int pass2(struct merge *m, struct perf_writer *w)
 {
-	uint8_t rec[REC_MAX + 1];
+	uint64_t rec[(REC_MAX + 1 + 7) / 8];
 	size_t k;
 
 	m->due = 0;
@@ -698,7 +708,7 @@ static int pass2(struct merge *m, struct perf_writer *w)
 				return -1;
 			continue;
 		}
-		if (perf_reader_read(&m->in, rec, s->len, s->off)) {
+		if (perf_reader_reread(&m->in, rec, s->off, &s->h)) {
 			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 			return -1;
 		}
@@ -707,6 +717,23 @@ static int pass2(struct merge *m, struct perf_writer *w)
 			return -1;
 	}
 	return write_due(m, w, UINT64_MAX);
+}
+
+/*
+ * What pass 2 copied as it is now (records, features) must be what pass 1
+ * read: the inputs are as they were opened.
+ */
+static int inputs_unchanged(struct merge *m)
+{
+	struct perf_reader *in[2] = { &m->in, &m->side };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (perf_reader_unchanged(in[i])) {
+			fprintf(stderr, "mmap3: %s\n", perf_reader_error(in[i]));
+			return -1;
+		}
+	return 0;
 }
 
 /* The output's header: perf's attrs, features and merged build-ids. */
@@ -739,7 +766,9 @@ static int write_output(struct merge *m, const char *path)
 		    perf_writer_feature_copy(&w, bit, m->in.fd, m->in.feat[bit].offset,
 					     m->in.feat[bit].size))
 			goto abort;
-	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w))
+	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w) || perf_writer_finish(&w))
+		goto abort;
+	if (inputs_unchanged(m))
 		goto abort;
 	ret = perf_writer_close(&w);
 	goto out;

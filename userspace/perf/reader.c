@@ -758,6 +758,7 @@ int perf_reader_open_fd(struct perf_reader *r, int fd, const char *name)
 		     "perf.data file");
 		goto err;
 	}
+	r->st = st;
 	r->file_size = (uint64_t)st.st_size;
 	if (r->file_size < sizeof(struct perf_pipe_file_header)) {
 		fail(r, 0, "%llu bytes, too short for a perf.data header",
@@ -896,6 +897,58 @@ void perf_reader_rewind(struct perf_reader *r)
 int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
 {
 	return read_at(r, buf, len, off, "a record");
+}
+
+int perf_reader_reread(struct perf_reader *r, void *buf, uint64_t off,
+		       const struct perf_event_header *was)
+{
+	const struct perf_event_header *h = buf;
+	uint64_t end = r->data_offset + r->data_size, payload;
+	char t[48], u[48];
+
+	if (off < r->data_offset || off >= end || was->size > end - off)
+		return fail(r, off, "no %s record of %u bytes in the data section [%llu, +%llu)",
+			    type_str(was->type, t, sizeof(t)), was->size,
+			    (unsigned long long)r->data_offset, (unsigned long long)r->data_size);
+	if (read_at(r, buf, was->size, off, "a record"))
+		return -1;
+	if (h->type != was->type || h->misc != was->misc || h->size != was->size)
+		return fail(r, off, "a record of type %s, misc 0x%x and %u bytes, where the first "
+			    "pass read type %s, misc 0x%x and %u bytes: expected the file unchanged "
+			    "while it is read (was it written to?)", type_str(h->type, t, sizeof(t)),
+			    h->misc, h->size, type_str(was->type, u, sizeof(u)), was->misc,
+			    was->size);
+	/* Its fields, names and trailer too: whoever reads it trusts them. */
+	if (check_record(r, h, off, end, 1, &payload))
+		return -1;
+	if (payload)
+		return fail(r, off, "a %s record followed by %llu bytes, expected none",
+			    type_str(h->type, t, sizeof(t)), (unsigned long long)payload);
+	return 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+int perf_reader_unchanged(struct perf_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return fail(r, 0, "%s", strerror(errno));
+	if (st.st_size != r->st.st_size)
+		return fail(r, (uint64_t)(st.st_size < r->st.st_size ? st.st_size : r->st.st_size),
+			    "the file is now %llu bytes, %llu when it was opened: expected it "
+			    "unchanged while it is read; read a copy no one writes to",
+			    (unsigned long long)st.st_size, (unsigned long long)r->st.st_size);
+	/* A writer may set the mtime back; not the ctime. */
+	if (!same_time(&st.st_mtim, &r->st.st_mtim) || !same_time(&st.st_ctim, &r->st.st_ctim))
+		return fail(r, 0, "the file was written to (its modification or change time "
+			    "moved) since it was opened: expected it unchanged while it is read; "
+			    "read a copy no one writes to");
+	return 0;
 }
 
 int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit)

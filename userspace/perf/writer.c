@@ -278,7 +278,7 @@ static void free_features(struct perf_writer *w)
 	w->buf = NULL;
 }
 
-int perf_writer_close(struct perf_writer *w)
+int perf_writer_finish(struct perf_writer *w)
 {
 	struct perf_file_header hdr = {
 		.magic = PERF_MAGIC2,
@@ -315,10 +315,18 @@ int perf_writer_close(struct perf_writer *w)
 	if (pwrite_all(w, &hdr, sizeof(hdr), 0, "the header"))
 		goto err;
 	free_features(w);
-	return outfile_commit(&w->out) ? -1 : 0;
+	w->finished = 1;
+	return 0;
 err:
 	perf_writer_abort(w);
 	return -1;
+}
+
+int perf_writer_close(struct perf_writer *w)
+{
+	if (!w->finished && perf_writer_finish(w))
+		return -1;
+	return outfile_commit(&w->out) ? -1 : 0;
 }
 
 void perf_writer_abort(struct perf_writer *w)
