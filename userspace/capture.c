@@ -108,9 +108,39 @@ int capture_relpath(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * DIR is where root writes copies of other users' files: no one but the
+ * user running mmap3 may choose what is in it or where it is.
+ */
+static int check_dir(const struct capture *c, const char *name)
+{
+	struct stat st;
+	uid_t euid = geteuid();
+
+	if (fstat(c->dirfd, &st)) {
+		fprintf(stderr, "mmap3: %s: %s\n", c->dir, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != euid) {
+		fprintf(stderr, "mmap3: %s: owned by uid %u, expected the user running mmap3 "
+			"(uid %u): its owner could plant names in the capture directory; give "
+			"a directory of your own\n", name, (unsigned int)st.st_uid,
+			(unsigned int)euid);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		fprintf(stderr, "mmap3: %s: mode %04o, expected writable by its owner alone: "
+			"others could plant names in the capture directory; chmod go-w it or "
+			"give another\n", name, (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 int capture_open(struct capture *c, const char *dir)
 {
 	char *copy = strdup(dir), *p;
+	size_t n;
 
 	memset(c, 0, sizeof(*c));
 	c->dir = dir;
@@ -121,6 +151,9 @@ int capture_open(struct capture *c, const char *dir)
 		free(copy);
 		return -1;
 	}
+	/* "link/" would resolve the link: DIR itself is what is checked. */
+	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = 0;
 	/* DIR itself is the user's: mkdir -p it as given. */
 	for (p = copy + 1; *p; p++) {
 		if (*p != '/')
@@ -132,10 +165,22 @@ int capture_open(struct capture *c, const char *dir)
 	}
 	if (mkdir(copy, 0700) && errno != EEXIST)
 		goto fail;
-	free(copy);
-	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->dirfd = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0) {
-		fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+		struct stat st;
+
+		if (!lstat(copy, &st) && S_ISLNK(st.st_mode))
+			fprintf(stderr, "mmap3: %s: a symbolic link, expected the capture "
+				"directory itself: whoever can change the link would choose where "
+				"files are written\n", dir);
+		else
+			fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+		free(copy);
+		return -1;
+	}
+	free(copy);
+	if (check_dir(c, dir)) {
+		capture_close(c);
 		return -1;
 	}
 	return 0;

@@ -35,7 +35,11 @@ struct capture {
 	struct capture_stats stats;
 };
 
-/* Create (mkdir -p) and open DIR.  Returns 0, or -1 after printing. */
+/*
+ * Create (mkdir -p) and open DIR, which must be a directory (not a
+ * symbolic link to one) of the user running mmap3 that no one else may
+ * write to.  Returns 0, or -1 after printing.
+ */
 int capture_open(struct capture *c, const char *dir);
 void capture_close(struct capture *c);
 
