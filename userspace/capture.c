@@ -183,6 +183,8 @@ int capture_open(struct capture *c, const char *dir)
 		capture_close(c);
 		return -1;
 	}
+	c->max_file = CAPTURE_MAX_FILE;
+	c->max_total = CAPTURE_MAX_TOTAL;
 	return 0;
 fail:
 	fprintf(stderr, "mmap3: cannot create %s: %s\n", copy, strerror(errno));
@@ -214,8 +216,12 @@ static long source_read(const struct source *src, void *buf, size_t len, uint64_
 	return n < 0 ? -errno : n;
 }
 
-/* Copy @src into the new file @o; returns its size or -1. */
-static long long copy_out(const struct source *src, struct outfile *o, struct capture_stats *st)
+/*
+ * Copy @src into the new file @o, at most @limit bytes; returns its size,
+ * -1 (printed), or -2 if it has more than @limit.
+ */
+static long long copy_out(struct capture *c, const struct source *src, struct outfile *o,
+			  uint64_t limit)
 {
 	static char buf[MMAP3_CAPTURE_READ_MAX];
 	uint64_t off = 0;
@@ -225,6 +231,9 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 		const char *p = buf;
 		size_t left = (size_t)n;
 
+		/* It grew since capture_limit() looked. */
+		if ((uint64_t)n > limit - off)
+			return -2;
 		while (left) {
 			ssize_t w = write(o->fd, p, left);
 
@@ -240,7 +249,7 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 			left -= (size_t)w;
 		}
 		off += (uint64_t)n;
-		st->bytes += (uint64_t)n;
+		c->spent += (uint64_t)n;
 	}
 	if (n < 0) {
 		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
@@ -250,13 +259,77 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 	return (long long)off;
 }
 
+/* How many bytes the next file may have: its own limit, or what is left. */
+static uint64_t capture_limit(const struct capture *c, int *by_total)
+{
+	uint64_t limit = c->max_file ? c->max_file : UINT64_MAX, left;
+
+	*by_total = 0;
+	if (c->max_total) {
+		left = c->spent < c->max_total ? c->max_total - c->spent : 0;
+		if (left < limit) {
+			limit = left;
+			*by_total = 1;
+		}
+	}
+	return limit;
+}
+
+/* A file not captured for its size: counted, and said (max_total once). */
+static int over_limit(struct capture *c, const char *path, int by_total)
+{
+	if (!by_total) {
+		c->stats.too_big++;
+		fprintf(stderr, "mmap3: %s: larger than --capture-max-file (%llu bytes); not "
+			"captured\n", path, (unsigned long long)c->max_file);
+		return 0;
+	}
+	c->stats.over_total++;
+	if (!c->total_said)
+		fprintf(stderr, "mmap3: %s: --capture-max-total (%llu bytes) reached: %s and the "
+			"files that would pass it are not captured\n", c->dir,
+			(unsigned long long)c->max_total, path);
+	c->total_said = 1;
+	return 0;
+}
+
+/*
+ * The build-id from the mapped file itself, before a byte is copied: the
+ * module's handle tells no size, so the parser is given the limit, past
+ * the file's end (a file that has the id never makes it read there), and
+ * a budget of reads, as the module has.
+ */
+#define PRECHECK_READS	64
+#define PRECHECK_BYTES	(4U << 20)
+
+struct precheck {
+	const struct source *src;
+	unsigned int reads;
+	uint64_t bytes;
+};
+
+static long precheck_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	struct precheck *p = ctx;
+
+	if (++p->reads > PRECHECK_READS || len > PRECHECK_BYTES - p->bytes)
+		return ELF_BUILDID_READ_LIMIT;
+	p->bytes += len;
+	return source_read(p->src, buf, len, off);
+}
+
+static int same_id(const struct elf_buildid *bid, const struct mmap3_build_id *want)
+{
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
+	       !memcmp(bid->id, want->data, bid->size);
+}
+
 /* Is the file @fd's build-id @want? */
 static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want,
 			struct elf_buildid *bid)
 {
 	elf_buildid_parse_buf(elf_buildid_fd_read, &fd, size, bid, win, sizeof(win));
-	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
-	       !memcmp(bid->id, want->data, bid->size);
+	return same_id(bid, want);
 }
 
 /* An "elf" that was there already: kept if it is this build's. */
@@ -298,17 +371,37 @@ static int mkdirs_failed(const struct capture *c, const char *rel, const char *p
 	return -1;
 }
 
-/* Store @src, whose build-id must be @want, for @path. */
+/* The mapped build-id is no longer @bid's: counted, said. */
+static int changed(struct capture *c, const char *path, const struct elf_buildid *bid)
+{
+	char status[32];
+
+	fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n", path,
+		bid->status == MMAP3_BUILDID_FOUND ? "another build-id" :
+		mmap3_status_str(bid->status, status, sizeof(status)));
+	c->stats.changed++;
+	return 0;
+}
+
+/*
+ * Store @src, whose build-id must be @want, for @path; @size is its size
+ * if known, else 0.  Neither a file over the limits nor one without the
+ * id costs a copy.
+ */
 static int store(struct capture *c, const struct source *src, const char *path,
-		 const struct mmap3_build_id *want)
+		 const struct mmap3_build_id *want, uint64_t size_known)
 {
 	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
 	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16];
+	struct precheck pre = { .src = src };
 	struct elf_buildid bid;
 	struct outfile o;
 	struct stat st;
-	int i, hexfd = -1, xxfd = -1, ret = -1, linked;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked, by_total;
+	uint64_t limit;
 	long long size;
+	char byte;
+	long n;
 
 	if (want->status != MMAP3_BUILDID_FOUND || !want->size)
 		return 0;
@@ -331,6 +424,36 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = 0;
 		goto out;
 	}
+	/* Larger than it may be?  One byte past the limit tells, whatever the size. */
+	limit = capture_limit(c, &by_total);
+	n = limit == UINT64_MAX ? 0 : size_known ? size_known > limit :
+	    source_read(src, &byte, 1, limit);
+	if (n < 0) {
+		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
+			(unsigned long long)limit, strerror((int)-n));
+		goto out;
+	}
+	if (n > 0) {
+		ret = over_limit(c, path, by_total);
+		goto out;
+	}
+	/* The mapped build's, before anything is copied. */
+	elf_buildid_parse_buf(precheck_read, &pre, size_known ? size_known : limit, &bid, win,
+			      sizeof(win));
+	if (bid.status == MMAP3_BUILDID_IO_ERROR) {
+		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
+			(unsigned long long)bid.offset, strerror(bid.error));
+		goto out;
+	}
+	/*
+	 * Reads cut short by the file's end (its size unknown) or over the
+	 * budget say nothing for sure: the copy is checked once stored.
+	 */
+	if (bid.status != MMAP3_BUILDID_TRUNCATED && bid.status != MMAP3_BUILDID_LIMIT &&
+	    !same_id(&bid, want)) {
+		ret = changed(c, path, &bid);
+		goto out;
+	}
 	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode);
 	if (hexfd < 0) {
 		ret = mkdirs_failed(c, dirs, path);
@@ -338,21 +461,17 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (outfile_open_at(&o, hexfd, "elf", elf))
 		goto out;
-	size = copy_out(src, &o, &c->stats);
+	size = copy_out(c, src, &o, limit);
 	if (size < 0) {
 		outfile_abort(&o);
+		if (size == -2)
+			ret = over_limit(c, path, by_total);
 		goto out;
 	}
 	/* The stored bytes must be the mapped build's. */
 	if (!has_build_id(o.fd, (uint64_t)size, want, &bid)) {
-		char status[32];
-
-		fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n",
-			path, bid.status == MMAP3_BUILDID_FOUND ? "another build-id" :
-			mmap3_status_str(bid.status, status, sizeof(status)));
 		outfile_abort(&o);
-		c->stats.changed++;
-		ret = 0;
+		ret = changed(c, path, &bid);
 		goto out;
 	}
 	linked = outfile_commit(&o);
@@ -367,10 +486,12 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2, strerror(errno));
 		goto out;
 	}
-	if (linked == OUTFILE_EXISTED)
+	if (linked == OUTFILE_EXISTED) {
 		c->stats.cached++;
-	else
+	} else {
 		c->stats.stored++;
+		c->stats.bytes += (uint64_t)size;
+	}
 	ret = 0;
 out:
 	if (hexfd >= 0)
@@ -383,7 +504,7 @@ out:
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
 	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path };
-	int ret = store(c, &src, m->path, &m->build_id);
+	int ret = store(c, &src, m->path, &m->build_id, 0);
 
 	mmap3_device_capture_release(fd, m->capture);
 	return ret;
@@ -403,7 +524,7 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 			close(src.fd);
 		return -1;
 	}
-	ret = store(c, &src, path, bid);
+	ret = store(c, &src, path, bid, (uint64_t)st.st_size);
 	close(src.fd);
 	return ret;
 }

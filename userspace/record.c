@@ -244,6 +244,8 @@ static int set_up(struct session *s)
 		if (capture_open(&s->cap, o->capture_dir))
 			return -1;
 		s->cap_open = 1;
+		s->cap.max_file = o->capture_max_file;
+		s->cap.max_total = o->capture_max_total;
 	}
 	if (side_open(&s->side, o->output, o->clock))
 		return -1;
