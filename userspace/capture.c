@@ -332,8 +332,12 @@ static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want
 	return same_id(bid, want);
 }
 
-/* An "elf" that was there already: kept if it is this build's. */
-static int check_existing(int hexfd, const char *elf, const struct mmap3_build_id *want)
+/*
+ * An "elf" that was there already: kept if it is this build's, else
+ * something planted there, counted.
+ */
+static int check_existing(struct capture *c, int hexfd, const char *elf,
+			  const struct mmap3_build_id *want)
 {
 	struct elf_buildid bid;
 	struct stat st;
@@ -343,12 +347,15 @@ static int check_existing(int hexfd, const char *elf, const struct mmap3_build_i
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "mmap3: %s exists and is not a regular file; not captured\n", elf);
+		c->stats.planted++;
 		return 0;
 	}
 	ok = has_build_id(fd, (uint64_t)st.st_size, want, &bid);
 	close(fd);
-	if (!ok)
+	if (!ok) {
 		fprintf(stderr, "mmap3: %s exists with another build-id; not replaced\n", elf);
+		c->stats.planted++;
+	}
 	return ok;
 }
 
@@ -357,7 +364,7 @@ static int check_existing(int hexfd, const char *elf, const struct mmap3_build_i
  * symbolic link, a file) costs only this capture; anything else (a full
  * disk) stops capturing.
  */
-static int mkdirs_failed(const struct capture *c, const char *rel, const char *path)
+static int mkdirs_failed(struct capture *c, const char *rel, const char *path)
 {
 	int err = errno;
 
@@ -365,6 +372,7 @@ static int mkdirs_failed(const struct capture *c, const char *rel, const char *p
 		fprintf(stderr, "mmap3: %s/%s: a symbolic link or no directory on the way (%s): "
 			"nothing is created through it; %s not captured\n", c->dir, rel,
 			strerror(err), path);
+		c->stats.planted++;
 		return 0;
 	}
 	fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, rel, strerror(err));
@@ -411,8 +419,11 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	if (capture_relpath(path, rel, sizeof(rel)) ||
 	    snprintf(dirs, sizeof(dirs), "%s/%s", rel, hex) >= (int)sizeof(dirs) ||
 	    snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target)) {
-		fprintf(stderr, "mmap3: %s: path too long for the capture directory\n", path);
-		return -1;
+		/* Escaped, a path can be thrice as long: the mapping process chose it. */
+		fprintf(stderr, "mmap3: %s: path too long for the capture directory; not "
+			"captured\n", path);
+		c->stats.long_path++;
+		return 0;
 	}
 	snprintf(elf, sizeof(elf), "%s/%s/elf", c->dir, dirs);
 
@@ -477,7 +488,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	linked = outfile_commit(&o);
 	if (linked < 0)
 		goto out;
-	if (linked == OUTFILE_EXISTED && !check_existing(hexfd, elf, want)) {
+	if (linked == OUTFILE_EXISTED && !check_existing(c, hexfd, elf, want)) {
 		ret = 0;
 		goto out;
 	}

@@ -28,6 +28,11 @@ struct capture_stats {
 	uint64_t bytes;		/* of the files written */
 	uint64_t too_big;	/* larger than max_file: not captured */
 	uint64_t over_total;	/* would have passed max_total: not captured */
+	uint64_t planted;	/* a name planted in DIR on the way: not captured */
+	uint64_t long_path;	/* its path too long for DIR: not captured */
+	/* Counted by record.c: */
+	uint64_t abandoned;	/* offered after capturing stopped on an error */
+	uint64_t refused;	/* first-seen build-ids the module gave no handle */
 };
 
 /*

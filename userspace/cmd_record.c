@@ -179,6 +179,44 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/* Every file not captured, by cause: none goes unsaid. */
+static void report_skipped(const struct record_result *res, const char *dir)
+{
+	const struct capture_stats *c = &res->capture;
+	const struct {
+		uint64_t n;
+		const char *why;
+	} causes[] = {
+		{ c->too_big, "larger than --capture-max-file" },
+		{ c->over_total, "past --capture-max-total" },
+		{ c->planted, "at names planted in the capture directory" },
+		{ c->long_path, "with paths too long for it" },
+		{ c->abandoned, "offered after capturing stopped" },
+		{ c->refused, "the module gave no copy of (its capture_ids or handle limit, "
+			      "or memory)" },
+	};
+	uint64_t total = 0;
+	unsigned int i;
+	const char *sep = "";
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		total += causes[i].n;
+	if (total) {
+		fprintf(stderr, "mmap3: WARNING: %llu files not captured in %s:",
+			(unsigned long long)total, dir);
+		for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+			if (causes[i].n) {
+				fprintf(stderr, "%s %llu %s", sep, (unsigned long long)causes[i].n,
+					causes[i].why);
+				sep = ",";
+			}
+		fprintf(stderr, "\n");
+	}
+	if (res->stats_failed)
+		fprintf(stderr, "mmap3: WARNING: the module's statistics could not be read "
+			"(above): files it gave no copy of are not counted\n");
+}
+
 static int record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -206,12 +244,8 @@ static int record(int argc, char **argv)
 			(unsigned long long)(res.capture.bytes >> 20), o.capture_dir,
 			(unsigned long long)res.capture.cached,
 			(unsigned long long)res.capture.changed);
-	if (res.capture.too_big || res.capture.over_total)
-		fprintf(stderr, "mmap3: WARNING: %llu files not captured: %llu larger than "
-			"--capture-max-file, %llu past --capture-max-total\n",
-			(unsigned long long)(res.capture.too_big + res.capture.over_total),
-			(unsigned long long)res.capture.too_big,
-			(unsigned long long)res.capture.over_total);
+	if (o.capture_dir)
+		report_skipped(&res, o.capture_dir);
 	if (res.side.lost)
 		fprintf(stderr, "mmap3: WARNING: %llu records LOST: the profile may miss "
 			"mappings; use a larger --buffer-size\n",

@@ -497,9 +497,13 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 		const struct side_rec *r = &m->recs[m->order[m->due++]];
 		struct sample_id id = r->id;
 
-		/* Matched, or too long for a record with the input's trailer. */
-		if (r->matched || r->body_size + m->in.id.size > REC_MAX)
+		if (r->matched)
 			continue;
+		/* Too long for a record with the input's trailer: counted, said at the end. */
+		if (r->body_size + m->in.id.size > REC_MAX) {
+			m->stats->too_long_added++;
+			continue;
+		}
 		id.id = 0;	/* perf's first event: "synthesized events have an id of zero" */
 		if (write_with_trailer(m, w, r->body, r->body_size, &id))
 			return -1;
@@ -517,9 +521,13 @@ static int write_rewritten(struct merge *m, struct perf_writer *w,
 	uint8_t buf[REC_MAX + 1];
 	struct perf_event_header o;
 
-	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
-	    h->size + grow > REC_MAX)
+	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		return perf_writer_record(w, h);
+	/* An MMAP too long to become MMAP2 keeps perf's record: counted. */
+	if (h->size + grow > REC_MAX) {
+		m->stats->too_long_rewritten++;
+		return perf_writer_record(w, h);
+	}
 	/* Header and pid..pgoff from perf, build-id and prot/flags from mmap3. */
 	memcpy(buf, h, PERF_MMAP_FIXED);
 	memcpy(buf + PERF_MMAP_FIXED, (const uint8_t *)s + PERF_MMAP_FIXED,

@@ -30,6 +30,7 @@ struct record_result {
 	struct side_stats side;
 	struct capture_stats capture;
 	int capture_failed;		/* stopped capturing after an error (printed) */
+	int stats_failed;		/* the module's statistics could not be read */
 	int have_child;
 	int child_status;		/* as from waitpid() */
 };

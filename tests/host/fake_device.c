@@ -20,6 +20,8 @@
  *			file's, as if each was rewritten after it was mapped
  *	stats=PATH	at exit, write to PATH the bytes the capture handles
  *			gave ("capture_bytes N")
+ *	refused=N	GET_STATS says the session was refused N capture
+ *			handles (captures_refused)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@ static struct {
 	int flush_ms;
 	int changed;
 	const char *stats;
+	int refused;
 } cfg;
 
 static struct {
@@ -91,6 +94,8 @@ static void parse_config(void)
 			cfg.changed = atoi(kv + 8);
 		else if (!strncmp(kv, "stats=", 6))
 			cfg.stats = kv + 6;
+		else if (!strncmp(kv, "refused=", 8))
+			cfg.refused = atoi(kv + 8);
 	}
 }
 
@@ -307,6 +312,8 @@ int mmap3_device_stats(int fd, struct mmap3_stats *st)
 {
 	(void)fd;
 	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->captures_refused = (uint64_t)cfg.refused;
 	return 0;
 }
 
