@@ -108,9 +108,39 @@ int capture_relpath(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * DIR is where root writes copies of other users' files: no one but the
+ * user running mmap3 may choose what is in it or where it is.
+ */
+static int check_dir(const struct capture *c, const char *name)
+{
+	struct stat st;
+	uid_t euid = geteuid();
+
+	if (fstat(c->dirfd, &st)) {
+		fprintf(stderr, "mmap3: %s: %s\n", c->dir, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != euid) {
+		fprintf(stderr, "mmap3: %s: owned by uid %u, expected the user running mmap3 "
+			"(uid %u): its owner could plant names in the capture directory; give "
+			"a directory of your own\n", name, (unsigned int)st.st_uid,
+			(unsigned int)euid);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		fprintf(stderr, "mmap3: %s: mode %04o, expected writable by its owner alone: "
+			"others could plant names in the capture directory; chmod go-w it or "
+			"give another\n", name, (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 int capture_open(struct capture *c, const char *dir)
 {
 	char *copy = strdup(dir), *p;
+	size_t n;
 
 	memset(c, 0, sizeof(*c));
 	c->dir = dir;
@@ -121,6 +151,9 @@ int capture_open(struct capture *c, const char *dir)
 		free(copy);
 		return -1;
 	}
+	/* "link/" would resolve the link: DIR itself is what is checked. */
+	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = 0;
 	/* DIR itself is the user's: mkdir -p it as given. */
 	for (p = copy + 1; *p; p++) {
 		if (*p != '/')
@@ -132,12 +165,26 @@ int capture_open(struct capture *c, const char *dir)
 	}
 	if (mkdir(copy, 0700) && errno != EEXIST)
 		goto fail;
-	free(copy);
-	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->dirfd = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0) {
-		fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+		struct stat st;
+
+		if (!lstat(copy, &st) && S_ISLNK(st.st_mode))
+			fprintf(stderr, "mmap3: %s: a symbolic link, expected the capture "
+				"directory itself: whoever can change the link would choose where "
+				"files are written\n", dir);
+		else
+			fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+		free(copy);
 		return -1;
 	}
+	free(copy);
+	if (check_dir(c, dir)) {
+		capture_close(c);
+		return -1;
+	}
+	c->max_file = CAPTURE_MAX_FILE;
+	c->max_total = CAPTURE_MAX_TOTAL;
 	return 0;
 fail:
 	fprintf(stderr, "mmap3: cannot create %s: %s\n", copy, strerror(errno));
@@ -169,8 +216,12 @@ static long source_read(const struct source *src, void *buf, size_t len, uint64_
 	return n < 0 ? -errno : n;
 }
 
-/* Copy @src into the new file @o; returns its size or -1. */
-static long long copy_out(const struct source *src, struct outfile *o, struct capture_stats *st)
+/*
+ * Copy @src into the new file @o, at most @limit bytes; returns its size,
+ * -1 (printed), or -2 if it has more than @limit.
+ */
+static long long copy_out(struct capture *c, const struct source *src, struct outfile *o,
+			  uint64_t limit)
 {
 	static char buf[MMAP3_CAPTURE_READ_MAX];
 	uint64_t off = 0;
@@ -180,6 +231,9 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 		const char *p = buf;
 		size_t left = (size_t)n;
 
+		/* It grew since capture_limit() looked. */
+		if ((uint64_t)n > limit - off)
+			return -2;
 		while (left) {
 			ssize_t w = write(o->fd, p, left);
 
@@ -195,7 +249,7 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 			left -= (size_t)w;
 		}
 		off += (uint64_t)n;
-		st->bytes += (uint64_t)n;
+		c->spent += (uint64_t)n;
 	}
 	if (n < 0) {
 		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
@@ -205,17 +259,85 @@ static long long copy_out(const struct source *src, struct outfile *o, struct ca
 	return (long long)off;
 }
 
+/* How many bytes the next file may have: its own limit, or what is left. */
+static uint64_t capture_limit(const struct capture *c, int *by_total)
+{
+	uint64_t limit = c->max_file ? c->max_file : UINT64_MAX, left;
+
+	*by_total = 0;
+	if (c->max_total) {
+		left = c->spent < c->max_total ? c->max_total - c->spent : 0;
+		if (left < limit) {
+			limit = left;
+			*by_total = 1;
+		}
+	}
+	return limit;
+}
+
+/* A file not captured for its size: counted, and said (max_total once). */
+static int over_limit(struct capture *c, const char *path, int by_total)
+{
+	if (!by_total) {
+		c->stats.too_big++;
+		fprintf(stderr, "mmap3: %s: larger than --capture-max-file (%llu bytes); not "
+			"captured\n", path, (unsigned long long)c->max_file);
+		return 0;
+	}
+	c->stats.over_total++;
+	if (!c->total_said)
+		fprintf(stderr, "mmap3: %s: --capture-max-total (%llu bytes) reached: %s and the "
+			"files that would pass it are not captured\n", c->dir,
+			(unsigned long long)c->max_total, path);
+	c->total_said = 1;
+	return 0;
+}
+
+/*
+ * The build-id from the mapped file itself, before a byte is copied: the
+ * module's handle tells no size, so the parser is given the limit, past
+ * the file's end (a file that has the id never makes it read there), and
+ * a budget of reads, as the module has.
+ */
+#define PRECHECK_READS	64
+#define PRECHECK_BYTES	(4U << 20)
+
+struct precheck {
+	const struct source *src;
+	unsigned int reads;
+	uint64_t bytes;
+};
+
+static long precheck_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	struct precheck *p = ctx;
+
+	if (++p->reads > PRECHECK_READS || len > PRECHECK_BYTES - p->bytes)
+		return ELF_BUILDID_READ_LIMIT;
+	p->bytes += len;
+	return source_read(p->src, buf, len, off);
+}
+
+static int same_id(const struct elf_buildid *bid, const struct mmap3_build_id *want)
+{
+	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
+	       !memcmp(bid->id, want->data, bid->size);
+}
+
 /* Is the file @fd's build-id @want? */
 static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want,
 			struct elf_buildid *bid)
 {
 	elf_buildid_parse_buf(elf_buildid_fd_read, &fd, size, bid, win, sizeof(win));
-	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
-	       !memcmp(bid->id, want->data, bid->size);
+	return same_id(bid, want);
 }
 
-/* An "elf" that was there already: kept if it is this build's. */
-static int check_existing(int hexfd, const char *elf, const struct mmap3_build_id *want)
+/*
+ * An "elf" that was there already: kept if it is this build's, else
+ * something planted there, counted.
+ */
+static int check_existing(struct capture *c, int hexfd, const char *elf,
+			  const struct mmap3_build_id *want)
 {
 	struct elf_buildid bid;
 	struct stat st;
@@ -225,12 +347,15 @@ static int check_existing(int hexfd, const char *elf, const struct mmap3_build_i
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "mmap3: %s exists and is not a regular file; not captured\n", elf);
+		c->stats.planted++;
 		return 0;
 	}
 	ok = has_build_id(fd, (uint64_t)st.st_size, want, &bid);
 	close(fd);
-	if (!ok)
+	if (!ok) {
 		fprintf(stderr, "mmap3: %s exists with another build-id; not replaced\n", elf);
+		c->stats.planted++;
+	}
 	return ok;
 }
 
@@ -239,7 +364,7 @@ static int check_existing(int hexfd, const char *elf, const struct mmap3_build_i
  * symbolic link, a file) costs only this capture; anything else (a full
  * disk) stops capturing.
  */
-static int mkdirs_failed(const struct capture *c, const char *rel, const char *path)
+static int mkdirs_failed(struct capture *c, const char *rel, const char *path)
 {
 	int err = errno;
 
@@ -247,23 +372,44 @@ static int mkdirs_failed(const struct capture *c, const char *rel, const char *p
 		fprintf(stderr, "mmap3: %s/%s: a symbolic link or no directory on the way (%s): "
 			"nothing is created through it; %s not captured\n", c->dir, rel,
 			strerror(err), path);
+		c->stats.planted++;
 		return 0;
 	}
 	fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, rel, strerror(err));
 	return -1;
 }
 
-/* Store @src, whose build-id must be @want, for @path. */
+/* The mapped build-id is no longer @bid's: counted, said. */
+static int changed(struct capture *c, const char *path, const struct elf_buildid *bid)
+{
+	char status[32];
+
+	fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n", path,
+		bid->status == MMAP3_BUILDID_FOUND ? "another build-id" :
+		mmap3_status_str(bid->status, status, sizeof(status)));
+	c->stats.changed++;
+	return 0;
+}
+
+/*
+ * Store @src, whose build-id must be @want, for @path; @size is its size
+ * if known, else 0.  Neither a file over the limits nor one without the
+ * id costs a copy.
+ */
 static int store(struct capture *c, const struct source *src, const char *path,
-		 const struct mmap3_build_id *want)
+		 const struct mmap3_build_id *want, uint64_t size_known)
 {
 	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
 	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16];
+	struct precheck pre = { .src = src };
 	struct elf_buildid bid;
 	struct outfile o;
 	struct stat st;
-	int i, hexfd = -1, xxfd = -1, ret = -1, linked;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked, by_total;
+	uint64_t limit;
 	long long size;
+	char byte;
+	long n;
 
 	if (want->status != MMAP3_BUILDID_FOUND || !want->size)
 		return 0;
@@ -273,8 +419,11 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	if (capture_relpath(path, rel, sizeof(rel)) ||
 	    snprintf(dirs, sizeof(dirs), "%s/%s", rel, hex) >= (int)sizeof(dirs) ||
 	    snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target)) {
-		fprintf(stderr, "mmap3: %s: path too long for the capture directory\n", path);
-		return -1;
+		/* Escaped, a path can be thrice as long: the mapping process chose it. */
+		fprintf(stderr, "mmap3: %s: path too long for the capture directory; not "
+			"captured\n", path);
+		c->stats.long_path++;
+		return 0;
 	}
 	snprintf(elf, sizeof(elf), "%s/%s/elf", c->dir, dirs);
 
@@ -286,6 +435,36 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = 0;
 		goto out;
 	}
+	/* Larger than it may be?  One byte past the limit tells, whatever the size. */
+	limit = capture_limit(c, &by_total);
+	n = limit == UINT64_MAX ? 0 : size_known ? size_known > limit :
+	    source_read(src, &byte, 1, limit);
+	if (n < 0) {
+		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
+			(unsigned long long)limit, strerror((int)-n));
+		goto out;
+	}
+	if (n > 0) {
+		ret = over_limit(c, path, by_total);
+		goto out;
+	}
+	/* The mapped build's, before anything is copied. */
+	elf_buildid_parse_buf(precheck_read, &pre, size_known ? size_known : limit, &bid, win,
+			      sizeof(win));
+	if (bid.status == MMAP3_BUILDID_IO_ERROR) {
+		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
+			(unsigned long long)bid.offset, strerror(bid.error));
+		goto out;
+	}
+	/*
+	 * Reads cut short by the file's end (its size unknown) or over the
+	 * budget say nothing for sure: the copy is checked once stored.
+	 */
+	if (bid.status != MMAP3_BUILDID_TRUNCATED && bid.status != MMAP3_BUILDID_LIMIT &&
+	    !same_id(&bid, want)) {
+		ret = changed(c, path, &bid);
+		goto out;
+	}
 	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode);
 	if (hexfd < 0) {
 		ret = mkdirs_failed(c, dirs, path);
@@ -293,27 +472,23 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (outfile_open_at(&o, hexfd, "elf", elf))
 		goto out;
-	size = copy_out(src, &o, &c->stats);
+	size = copy_out(c, src, &o, limit);
 	if (size < 0) {
 		outfile_abort(&o);
+		if (size == -2)
+			ret = over_limit(c, path, by_total);
 		goto out;
 	}
 	/* The stored bytes must be the mapped build's. */
 	if (!has_build_id(o.fd, (uint64_t)size, want, &bid)) {
-		char status[32];
-
-		fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n",
-			path, bid.status == MMAP3_BUILDID_FOUND ? "another build-id" :
-			mmap3_status_str(bid.status, status, sizeof(status)));
 		outfile_abort(&o);
-		c->stats.changed++;
-		ret = 0;
+		ret = changed(c, path, &bid);
 		goto out;
 	}
 	linked = outfile_commit(&o);
 	if (linked < 0)
 		goto out;
-	if (linked == OUTFILE_EXISTED && !check_existing(hexfd, elf, want)) {
+	if (linked == OUTFILE_EXISTED && !check_existing(c, hexfd, elf, want)) {
 		ret = 0;
 		goto out;
 	}
@@ -322,10 +497,12 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2, strerror(errno));
 		goto out;
 	}
-	if (linked == OUTFILE_EXISTED)
+	if (linked == OUTFILE_EXISTED) {
 		c->stats.cached++;
-	else
+	} else {
 		c->stats.stored++;
+		c->stats.bytes += (uint64_t)size;
+	}
 	ret = 0;
 out:
 	if (hexfd >= 0)
@@ -338,7 +515,7 @@ out:
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
 	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path };
-	int ret = store(c, &src, m->path, &m->build_id);
+	int ret = store(c, &src, m->path, &m->build_id, 0);
 
 	mmap3_device_capture_release(fd, m->capture);
 	return ret;
@@ -358,7 +535,7 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 			close(src.fd);
 		return -1;
 	}
-	ret = store(c, &src, path, bid);
+	ret = store(c, &src, path, bid, (uint64_t)st.st_size);
 	close(src.fd);
 	return ret;
 }

@@ -25,24 +25,50 @@ struct capture_stats {
 	uint64_t stored;	/* files written */
 	uint64_t cached;	/* already in the directory */
 	uint64_t changed;	/* the file no longer had the mapped build-id */
-	uint64_t bytes;
+	uint64_t bytes;		/* of the files written */
+	uint64_t too_big;	/* larger than max_file: not captured */
+	uint64_t over_total;	/* would have passed max_total: not captured */
+	uint64_t planted;	/* a name planted in DIR on the way: not captured */
+	uint64_t long_path;	/* its path too long for DIR: not captured */
+	/* Counted by record.c: */
+	uint64_t abandoned;	/* offered after capturing stopped on an error */
+	uint64_t refused;	/* first-seen build-ids the module gave no handle */
 };
+
+/*
+ * What a capture may cost, by default: a user can map one page of a
+ * sparse file of any size, which root would copy whole.  The largest
+ * libraries people profile are a few hundred MB.
+ */
+#define CAPTURE_MAX_FILE	(512ULL << 20)
+#define CAPTURE_MAX_TOTAL	(4ULL << 30)
 
 struct capture {
 	const char *dir;	/* as given, for messages */
 	int dirfd;
 	enum beneath_mode mode;
+	uint64_t max_file;	/* bytes of one file; 0: no limit */
+	uint64_t max_total;	/* bytes copied in all; 0: no limit */
+	uint64_t spent;		/* bytes copied, kept or not, against max_total */
+	int total_said;		/* max_total was reached, and said so */
 	struct capture_stats stats;
 };
 
-/* Create (mkdir -p) and open DIR.  Returns 0, or -1 after printing. */
+/*
+ * Create (mkdir -p) and open DIR, which must be a directory (not a
+ * symbolic link to one) of the user running mmap3 that no one else may
+ * write to; the limits are CAPTURE_MAX_FILE and CAPTURE_MAX_TOTAL until
+ * the caller sets others.  Returns 0, or -1 after printing.
+ */
 int capture_open(struct capture *c, const char *dir);
 void capture_close(struct capture *c);
 
 /*
  * Store the file behind the capture handle @m->capture, read through the
- * session @fd, and release the handle.  Returns 0, or -1 after printing
- * one line (e.g. a full disk).
+ * session @fd, and release the handle.  Its build-id is checked before
+ * it is copied (and again once stored), and a file over the limits is
+ * not copied at all: each is counted in the statistics.  Returns 0, or
+ * -1 after printing one line (e.g. a full disk).
  */
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m);
 

@@ -51,6 +51,12 @@ int cmd_merge(int argc, char **argv)
 	fprintf(stderr, "mmap3: wrote %s: %llu of perf's mappings given mmap3's build-id, "
 		"%llu records added\n", out, (unsigned long long)st.rewritten,
 		(unsigned long long)st.added);
+	if (st.too_long_added || st.too_long_rewritten)
+		fprintf(stderr, "mmap3: WARNING: %llu of mmap3's records not added and %llu of "
+			"perf's mappings not given mmap3's build-id: with %s's sample_id they "
+			"would pass perf's record size of 64 KiB\n",
+			(unsigned long long)st.too_long_added,
+			(unsigned long long)st.too_long_rewritten, argv[optind]);
 	if (st.side_lost)
 		fprintf(stderr, "mmap3: WARNING: %s lost %llu records while recording: some "
 			"mappings may lack mmap3's build-id (perf report counts them as "

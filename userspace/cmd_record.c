@@ -31,7 +31,8 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mmap3 record [-o FILE] [--capture DIR] [--pid PID]... [--data]\n"
+		"usage: mmap3 record [-o FILE] [--capture DIR] [--capture-max-file BYTES]\n"
+		"                    [--capture-max-total BYTES] [--pid PID]... [--data]\n"
 		"                    [--clock CLOCK] [--buffer-size BYTES]\n"
 		"                    [--module-dir DIR]... [-- CMD [ARGS...]]\n"
 		"\n"
@@ -45,7 +46,12 @@ static void usage(FILE *f)
 		"  -o, --output FILE     side file to write\n"
 		"  -c, --capture DIR     keep each newly seen build-id's exact file in DIR,\n"
 		"                        in perf's build-id cache layout: use it with\n"
-		"                        'perf --buildid-dir DIR report' (or as ~/.debug)\n"
+		"                        'perf --buildid-dir DIR report' (or as ~/.debug);\n"
+		"                        DIR must be yours, no symbolic link, and writable\n"
+		"                        by you alone\n"
+		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
+		"                        suffixes; 0: no limit; default %lluM)\n"
+		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
 		"  -p, --pid PID         only this process (repeatable, up to %d)\n"
 		"  -d, --data            also non-executable file mappings\n"
 		"  -k, --clock CLOCK     local (perf's default), monotonic, monotonic_raw,\n"
@@ -54,7 +60,29 @@ static void usage(FILE *f)
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable;\n"
 		"                        /lib/modules/RELEASE always), so perf reads their\n"
 		"                        symbols and --capture keeps them\n",
-		MMAP3_FILTER_MAX_PIDS);
+		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, MMAP3_FILTER_MAX_PIDS);
+}
+
+/* A size with an optional k, M or G suffix; 0, or -1 if it is none. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (end == s || errno || *s == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		shift = 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30, end++;
+	if (*end || (shift && *out > UINT64_MAX >> shift))
+		return -1;
+	*out <<= shift;
+	return 0;
 }
 
 static struct kmod_index kmods;
@@ -65,6 +93,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "capture", required_argument, NULL, 'c' },
+		{ "capture-max-file", required_argument, NULL, 'F' },
+		{ "capture-max-total", required_argument, NULL, 'T' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "data", no_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'k' },
@@ -74,6 +104,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	char modules[sizeof(((struct utsname *)0)->release) + 16], *end;
+	uint64_t *size;
 	struct utsname u;
 	size_t i;
 	int c;
@@ -118,13 +149,14 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->clock = clocks[i].id;
 			break;
 		case 'b':
-			o->buffer_size = strtoull(optarg, &end, 0);
-			if (*end == 'k' || *end == 'K')
-				o->buffer_size <<= 10, end++;
-			else if (*end == 'm' || *end == 'M')
-				o->buffer_size <<= 20, end++;
-			if (*end || end == optarg) {
-				fprintf(stderr, "mmap3 record: --buffer-size %s: not a size\n", optarg);
+		case 'F':
+		case 'T':
+			size = c == 'b' ? &o->buffer_size : c == 'F' ? &o->capture_max_file :
+			       &o->capture_max_total;
+			if (parse_size(optarg, size)) {
+				fprintf(stderr, "mmap3 record: --%s %s: not a size\n", c == 'b' ?
+					"buffer-size" : c == 'F' ? "capture-max-file" :
+					"capture-max-total", optarg);
 				return 2;
 			}
 			break;
@@ -147,11 +179,51 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/* Every file not captured, by cause: none goes unsaid. */
+static void report_skipped(const struct record_result *res, const char *dir)
+{
+	const struct capture_stats *c = &res->capture;
+	const struct {
+		uint64_t n;
+		const char *why;
+	} causes[] = {
+		{ c->too_big, "larger than --capture-max-file" },
+		{ c->over_total, "past --capture-max-total" },
+		{ c->planted, "at names planted in the capture directory" },
+		{ c->long_path, "with paths too long for it" },
+		{ c->abandoned, "offered after capturing stopped" },
+		{ c->refused, "the module gave no copy of (its capture_ids or handle limit, "
+			      "or memory)" },
+	};
+	uint64_t total = 0;
+	unsigned int i;
+	const char *sep = "";
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		total += causes[i].n;
+	if (total) {
+		fprintf(stderr, "mmap3: WARNING: %llu files not captured in %s:",
+			(unsigned long long)total, dir);
+		for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+			if (causes[i].n) {
+				fprintf(stderr, "%s %llu %s", sep, (unsigned long long)causes[i].n,
+					causes[i].why);
+				sep = ",";
+			}
+		fprintf(stderr, "\n");
+	}
+	if (res->stats_failed)
+		fprintf(stderr, "mmap3: WARNING: the module's statistics could not be read "
+			"(above): files it gave no copy of are not counted\n");
+}
+
 static int record(int argc, char **argv)
 {
 	struct record_opts o = {
 		.output = "mmap3.data",
 		.filter = { .size = sizeof(o.filter) },
+		.capture_max_file = CAPTURE_MAX_FILE,
+		.capture_max_total = CAPTURE_MAX_TOTAL,
 		.clock = MMAP3_CLOCK_LOCAL,
 		.kmods = &kmods,
 		.status_line = isatty(2),
@@ -172,6 +244,8 @@ static int record(int argc, char **argv)
 			(unsigned long long)(res.capture.bytes >> 20), o.capture_dir,
 			(unsigned long long)res.capture.cached,
 			(unsigned long long)res.capture.changed);
+	if (o.capture_dir)
+		report_skipped(&res, o.capture_dir);
 	if (res.side.lost)
 		fprintf(stderr, "mmap3: WARNING: %llu records LOST: the profile may miss "
 			"mappings; use a larger --buffer-size\n",

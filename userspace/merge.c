@@ -58,6 +58,8 @@ struct span {
 	uint64_t out;		/* where pass 2 wrote it */
 	struct side_rec *r;
 	int kernel;
+	/* Of a mapping pass 2 reads again: its header as pass 1 read it. */
+	struct perf_event_header h;
 };
 
 struct merge {
@@ -495,9 +497,13 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 		const struct side_rec *r = &m->recs[m->order[m->due++]];
 		struct sample_id id = r->id;
 
-		/* Matched, or too long for a record with the input's trailer. */
-		if (r->matched || r->body_size + m->in.id.size > REC_MAX)
+		if (r->matched)
 			continue;
+		/* Too long for a record with the input's trailer: counted, said at the end. */
+		if (r->body_size + m->in.id.size > REC_MAX) {
+			m->stats->too_long_added++;
+			continue;
+		}
 		id.id = 0;	/* perf's first event: "synthesized events have an id of zero" */
 		if (write_with_trailer(m, w, r->body, r->body_size, &id))
 			return -1;
@@ -515,9 +521,13 @@ static int write_rewritten(struct merge *m, struct perf_writer *w,
 	uint8_t buf[REC_MAX + 1];
 	struct perf_event_header o;
 
-	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
-	    h->size + grow > REC_MAX)
+	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		return perf_writer_record(w, h);
+	/* An MMAP too long to become MMAP2 keeps perf's record: counted. */
+	if (h->size + grow > REC_MAX) {
+		m->stats->too_long_rewritten++;
+		return perf_writer_record(w, h);
+	}
 	/* Header and pid..pgoff from perf, build-id and prot/flags from mmap3. */
 	memcpy(buf, h, PERF_MMAP_FIXED);
 	memcpy(buf + PERF_MMAP_FIXED, (const uint8_t *)s + PERF_MMAP_FIXED,
@@ -619,9 +629,12 @@ out:
 	return ret;
 }
 
-/* @own: a span of its own (rewritten, or mmap3's records go before it). */
+/*
+ * @own: a span of its own (rewritten, or mmap3's records go before it).
+ * @h: the record, if it is one pass 2 reads again.
+ */
 static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec *r,
-		    int kernel, int own)
+		    int kernel, int own, const struct perf_event_header *h)
 {
 	struct span *s;
 
@@ -642,7 +655,7 @@ static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec
 		m->spans = s;
 		m->spans_cap = cap;
 	}
-	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel };
+	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel, *h };
 	return 0;
 }
 
@@ -672,7 +685,7 @@ static int pass1(struct merge *m)
 			m->stats->aux_records++;
 		if (rec.has_time)
 			own = place_due(m, rec.time, rec.offset);
-		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own))
+		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own, h))
 			return -1;
 	}
 	if (ret < 0)
@@ -680,10 +693,15 @@ static int pass1(struct merge *m)
 	return ret;
 }
 
-/* Pass 2 for the input's records, from the spans of pass 1. */
+/*
+ * Pass 2 for the input's records, from the spans of pass 1.  The input
+ * may have been written to since (by whoever owns it: merge runs as root
+ * on others' files): a mapping read again must be what pass 1 checked,
+ * and the file as it was opened (write_output()).
+ */
 static int pass2(struct merge *m, struct perf_writer *w)
 {
-	uint8_t rec[REC_MAX + 1];
+	uint64_t rec[(REC_MAX + 1 + 7) / 8];
 	size_t k;
 
 	m->due = 0;
@@ -698,7 +716,7 @@ static int pass2(struct merge *m, struct perf_writer *w)
 				return -1;
 			continue;
 		}
-		if (perf_reader_read(&m->in, rec, s->len, s->off)) {
+		if (perf_reader_reread(&m->in, rec, s->off, &s->h)) {
 			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 			return -1;
 		}
@@ -707,6 +725,23 @@ static int pass2(struct merge *m, struct perf_writer *w)
 			return -1;
 	}
 	return write_due(m, w, UINT64_MAX);
+}
+
+/*
+ * What pass 2 copied as it is now (records, features) must be what pass 1
+ * read: the inputs are as they were opened.
+ */
+static int inputs_unchanged(struct merge *m)
+{
+	struct perf_reader *in[2] = { &m->in, &m->side };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (perf_reader_unchanged(in[i])) {
+			fprintf(stderr, "mmap3: %s\n", perf_reader_error(in[i]));
+			return -1;
+		}
+	return 0;
 }
 
 /* The output's header: perf's attrs, features and merged build-ids. */
@@ -732,23 +767,16 @@ static int write_output(struct merge *m, const char *path)
 		goto out;
 	if (pass2(m, &w))
 		goto abort;
-	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
-		void *buf;
-		size_t len;
-
-		if (bit == HEADER_BUILD_ID || bit == HEADER_AUXTRACE)
-			continue;
-		if (perf_reader_feature(&m->in, bit, &buf, &len)) {
-			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+	/* Copied from the input as the output is closed, one after another. */
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
+		if (bit != HEADER_BUILD_ID && bit != HEADER_AUXTRACE &&
+		    perf_reader_has_feature(&m->in, bit) &&
+		    perf_writer_feature_copy(&w, bit, m->in.fd, m->in.feat[bit].offset,
+					     m->in.feat[bit].size))
 			goto abort;
-		}
-		if (buf && perf_writer_feature(&w, bit, buf, len)) {
-			free(buf);
-			goto abort;
-		}
-		free(buf);
-	}
-	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w))
+	if (merge_build_ids(m, &w) || rewrite_auxtrace_index(m, &w) || perf_writer_finish(&w))
+		goto abort;
+	if (inputs_unchanged(m))
 		goto abort;
 	ret = perf_writer_close(&w);
 	goto out;

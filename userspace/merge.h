@@ -13,6 +13,13 @@ struct merge_stats {
 	uint64_t added;		/* mmap3's records perf did not have */
 	uint64_t side_lost;	/* records mmap3 lost while recording */
 	uint64_t aux_records;	/* AUXTRACE records carried over */
+	/*
+	 * Past perf's 64 KiB record size with PERF_DATA's sample_id trailer
+	 * (or as MMAP2): mmap3's records not added, perf's mappings kept
+	 * without mmap3's build-id.
+	 */
+	uint64_t too_long_added;
+	uint64_t too_long_rewritten;
 };
 
 /*

@@ -71,10 +71,12 @@ static void status_line(struct session *s, int final)
  */
 static void capture_mapping(struct session *s, const struct mmap3_record_mmap *m)
 {
-	if (!s->cap_open || s->res->capture_failed)
+	if (!s->cap_open || s->res->capture_failed) {
 		mmap3_device_capture_release(s->dev, m->capture);
-	else if (capture_store(&s->cap, s->dev, m))
+		s->cap.stats.abandoned += s->cap_open;
+	} else if (capture_store(&s->cap, s->dev, m)) {
 		s->res->capture_failed = 1;
+	}
 }
 
 /* Keep the .ko of a module that was loaded, if it was found. */
@@ -82,9 +84,13 @@ static void capture_module(struct session *s, const struct mmap3_record_module *
 {
 	const char *path;
 
-	if (!s->cap_open || s->res->capture_failed)
+	if (!s->cap_open)
 		return;
 	path = kmod_find(s->o->kmods, m->name, &m->build_id);
+	if (path && s->res->capture_failed) {
+		s->cap.stats.abandoned++;
+		return;
+	}
 	if (path && capture_store_file(&s->cap, path, &m->build_id))
 		s->res->capture_failed = 1;
 }
@@ -214,9 +220,15 @@ static int loop(struct session *s)
 	return 0;
 }
 
-/* Everything mapped until now, then the rest of the buffer. */
+/*
+ * Everything mapped until now, then the rest of the buffer; then what the
+ * module could not hand over: first-seen build-ids it gave no capture
+ * handle (its capture_ids and MMAP3_CAPTURE_MAX, memory).
+ */
 static int finish(struct session *s)
 {
+	struct mmap3_stats st;
+
 	if (mmap3_device_disable(s->dev)) {
 		fail(s);
 		return -1;
@@ -226,6 +238,14 @@ static int finish(struct session *s)
 	while (!s->records.eof)
 		if (drain(s))
 			return -1;
+	/* Unknown is not none: said (by mmap3_device_stats()), and again at the end. */
+	if (s->cap_open) {
+		if (mmap3_device_stats(s->dev, &st)) {
+			s->res->stats_failed = 1;
+			return 0;
+		}
+		s->cap.stats.refused = st.captures_refused;
+	}
 	return 0;
 }
 
@@ -244,6 +264,8 @@ static int set_up(struct session *s)
 		if (capture_open(&s->cap, o->capture_dir))
 			return -1;
 		s->cap_open = 1;
+		s->cap.max_file = o->capture_max_file;
+		s->cap.max_total = o->capture_max_total;
 	}
 	if (side_open(&s->side, o->output, o->clock))
 		return -1;

@@ -16,6 +16,8 @@
 struct record_opts {
 	const char *output;		/* the side file */
 	const char *capture_dir;	/* NULL: no --capture */
+	uint64_t capture_max_file;	/* bytes of one captured file; 0: no limit */
+	uint64_t capture_max_total;	/* bytes captured in all; 0: no limit */
 	struct mmap3_filter filter;
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	uint64_t buffer_size;		/* 0: the module's default */
@@ -28,6 +30,7 @@ struct record_result {
 	struct side_stats side;
 	struct capture_stats capture;
 	int capture_failed;		/* stopped capturing after an error (printed) */
+	int stats_failed;		/* the module's statistics could not be read */
 	int have_child;
 	int child_status;		/* as from waitpid() */
 };

@@ -27,8 +27,11 @@ struct side_writer {
 	/* HEADER_BUILD_ID payload, one entry per distinct (name, build-id). */
 	uint8_t *table;
 	size_t table_len, table_cap;
-	/* Hashes of the table's entries, open addressing (0: free). */
-	uint64_t *seen;
+	/* The table's entries by hash, open addressing (hash 0: free). */
+	struct side_seen {
+		uint64_t hash;
+		size_t off;		/* of the entry in the table */
+	} *seen;
 	size_t seen_len, seen_cap;	/* cap: a power of two */
 	struct side_stats stats;
 	/* Where modules' .ko files are looked for; NULL: not looked for. */

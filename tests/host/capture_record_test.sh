@@ -6,7 +6,8 @@
 # paths a process chose (memfd names with "/" and "..", control
 # characters) are stored under their build-id beneath DIR, and names
 # planted in DIR (a symbolic link out of it, a file where a directory
-# goes, a FIFO where a file goes) are never written through.  Prints TAP.
+# goes, a FIFO where a file goes) are never written through; a DIR that
+# is a symbolic link or that others may write to is refused.  Prints TAP.
 #
 #   tests/host/capture_record_test.sh MMAP3-FAKE
 set -u
@@ -73,5 +74,20 @@ before=$(find DIR | sort | md5sum)
 MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side2.data --capture DIR -- true 2>err2
 check "a second run finds them there (3 there already)" grep -q '0 files.*3 there already' err2
 check "... and changes nothing" test "$before" = "$(find DIR | sort | md5sum)"
+
+# DIR itself: no symbolic link, ours, writable by us alone.
+ln -s DIR LINK
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side3.data --capture LINK -- true 2>err3
+rc=$?
+check "a capture DIR that is a symbolic link is refused: status 1 (got $rc)" test $rc -eq 1
+check "... in one line naming it: $(head -n 1 err3)" \
+	sh -c "test \$(wc -l <err3) -eq 1 && grep -q '^mmap3: LINK: a symbolic link, expected the capture directory itself' err3"
+check "... before anything is recorded" test ! -e side3.data
+chmod 0775 DIR
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side3.data --capture DIR -- true 2>err3
+rc=$?
+check "a group-writable capture DIR is refused: status 1 (got $rc), $(head -n 1 err3)" \
+	sh -c "test $rc -eq 1 && grep -q '^mmap3: DIR: mode 0775, expected writable by its owner alone' err3"
+chmod 0700 DIR
 
 tap_done

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Captures stay inside DIR (issue #12, 1): the relative path a mapped
- * file's path becomes, and beneath_mkdirs() with openat2() and with the
+ * Captures stay inside DIR (issue #12, 1): DIR itself is no symbolic
+ * link, ours and writable by us alone; the relative path a mapped file's
+ * path becomes, and beneath_mkdirs() with openat2() and with the
  * O_NOFOLLOW walk, against names and links planted in DIR.  Prints TAP.
  *
  *   capture_test SCRATCH-DIR
@@ -110,6 +111,50 @@ static void mkdirs_tests(const char *scratch, enum beneath_mode mode, const char
 	close(dirfd);
 }
 
+/* capture_open() on @dir after @setup (a shell command) ran in SCRATCH. */
+static int opens(const char *scratch, const char *setup, const char *dir)
+{
+	char cmd[2048], path[1024];
+	struct capture c;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", scratch, setup);
+	if (system(cmd))
+		return -2;
+	snprintf(path, sizeof(path), "%s/%s", scratch, dir);
+	ret = capture_open(&c, path);
+	if (!ret)
+		capture_close(&c);
+	return ret;
+}
+
+/* DIR: a directory of the user running mmap3 that no one else may write to. */
+static void open_tests(const char *scratch)
+{
+	char sub[1024], path[1100];
+	struct stat st;
+
+	snprintf(sub, sizeof(sub), "%s/open", scratch);
+	mkdir(sub, 0755);
+	CHECK(!opens(sub, "true", "new/a/b"), "capture_open makes a new DIR");
+	snprintf(path, sizeof(path), "%s/new/a/b", sub);
+	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0700, "... of mode 0700");
+	CHECK(!opens(sub, "mkdir -m 0755 mine", "mine"), "an existing DIR of ours, 0755, opens");
+	CHECK(!opens(sub, "true", "mine/"), "... also with a trailing slash");
+	CHECK(opens(sub, "mkdir -p real && ln -s real link", "link") == -1,
+	      "a DIR that is a symbolic link to a directory is refused");
+	CHECK(opens(sub, "true", "link/") == -1, "... also with a trailing slash");
+	CHECK(opens(sub, "mkdir -m 0770 grp", "grp") == -1, "a group-writable DIR is refused");
+	CHECK(opens(sub, "mkdir -m 0702 oth", "oth") == -1, "a world-writable DIR is refused");
+	CHECK(opens(sub, "mkdir -m 1777 tmp", "tmp") == -1, "... sticky too, as /tmp");
+	if (geteuid() == 0) {
+		CHECK(opens(sub, "mkdir -m 0700 theirs && chown 65534 theirs", "theirs") == -1,
+		      "a DIR owned by another user is refused");
+	} else {
+		printf("ok %d # SKIP a DIR owned by another user (needs root)\n", ++tap_n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char out[PATH_MAX], longname[600];
@@ -137,6 +182,7 @@ int main(int argc, char **argv)
 	      "... and differs from another one cut at the same length");
 	CHECK(capture_relpath("/a/b", out, 3) == -1, "a path that does not fit fails");
 
+	open_tests(argv[1]);
 	mkdirs_tests(argv[1], BENEATH_OPENAT2, "openat2");
 	mkdirs_tests(argv[1], BENEATH_WALK, "walk");
 	return tap_done();

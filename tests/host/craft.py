@@ -324,6 +324,79 @@ def feature_outside():
     return bytes(b)
 
 
+def ids_overlap():
+    """Two attrs whose ids are the same bytes (perf writes each its own)."""
+    b = bytearray(file_mode([attr(sample_type=ST), attr(sample_type=ST)], [comm(ST, 1, 'ok', 10)],
+                            host_features(), [[1], [2]]))
+    attrs_off, asize = struct.unpack_from('<Q', b, 24)[0], struct.unpack_from('<Q', b, 16)[0]
+    struct.pack_into('<Q', b, attrs_off + 2 * asize - 16, 104)   # attr 1's ids at attr 0's
+    return bytes(b)
+
+
+def ids_in_header():
+    """An attr's ids that are the file header's bytes."""
+    b = bytearray(_perf([]))
+    attrs_off, asize = struct.unpack_from('<Q', b, 24)[0], struct.unpack_from('<Q', b, 16)[0]
+    struct.pack_into('<QQ', b, attrs_off + asize - 16, 0, 104)
+    return bytes(b)
+
+
+def ids_amplified(n=512, size=65536):
+    """
+    @n attrs whose ids all name the same @size bytes: read once per attr,
+    a file of @size bytes would cost @n times that.
+    """
+    a = attr(sample_type=ST)
+    ids_off = 104
+    attrs_off = ids_off + size
+    attrs = b''.join(a + struct.pack('<QQ', ids_off, size) for _ in range(n))
+    data_off = attrs_off + len(attrs)
+    data = comm(ST, 1, 'x', 1)
+    out = bytearray(104) + b'\1' * size + attrs + data
+    struct.pack_into('<QQQQQQQQQ4Q', out, 0, MAGIC, 104, len(a) + 16, attrs_off, len(attrs),
+                     data_off, len(data), 0, 0, 0, 0, 0, 0)
+    return bytes(out)
+
+
+def features_amplified(size=65536):
+    """
+    Every feature bit (but those refused by name) at the same @size bytes:
+    merge would copy them once per bit.
+    """
+    a = attr(sample_type=ST)
+    attrs_off = 104 + size
+    data_off = attrs_off + len(a) + 16
+    data = comm(ST, 1, 'x', 1)
+    bits = [b for b in range(256) if b not in (FEAT_BUILD_ID, FEAT_AUXTRACE, FEAT_DIR_FORMAT,
+                                               FEAT_COMPRESSED)]
+    out = bytearray(104) + b'\7' * size + a + struct.pack('<QQ', 0, 0) + data
+    out += b''.join(struct.pack('<QQ', 104, size) for _ in bits)
+    feat = [0, 0, 0, 0]
+    for b in bits:
+        feat[b // 64] |= 1 << (b % 64)
+    struct.pack_into('<QQQQQQQQQ4Q', out, 0, MAGIC, 104, len(a) + 16, attrs_off, len(a) + 16,
+                     data_off, len(data), 0, 0, *feat)
+    return bytes(out)
+
+
+def feature_in_data():
+    """The hostname feature's bytes are a record of the data section."""
+    b = bytearray(_perf([]))
+    data_off, data_size = struct.unpack_from('<QQ', b, 40)
+    struct.pack_into('<QQ', b, data_off + data_size, data_off, 16)   # the first section (HOSTNAME)
+    return bytes(b)
+
+
+def features_overlap():
+    """Two features that share bytes."""
+    b = bytearray(_perf([]))
+    data_off, data_size = struct.unpack_from('<QQ', b, 40)
+    table = data_off + data_size
+    first = struct.unpack_from('<Q', b, table)[0]
+    struct.pack_into('<Q', b, table + 16, first + 8)   # OSRELEASE inside HOSTNAME
+    return bytes(b)
+
+
 def pipe_tiny_attr():
     return pipe_mode([rec(HEADER_ATTR, 0, b'\0' * 8)])
 
@@ -354,6 +427,12 @@ MALFORMED = {
     'table-overrun': table_overrun,
     'attrs-overlap': attrs_overlap,
     'feature-outside': feature_outside,
+    'ids-overlap': ids_overlap,
+    'ids-in-header': ids_in_header,
+    'ids-amplified': ids_amplified,
+    'features-amplified': features_amplified,
+    'feature-in-data': feature_in_data,
+    'features-overlap': features_overlap,
     'pipe-tiny-attr': pipe_tiny_attr,
     'pipe-attr-size': pipe_attr_size,
     'pipe-feature-id': pipe_feature_id,

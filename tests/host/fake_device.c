@@ -16,6 +16,12 @@
  *			(a path without NUL), longid (a 200-byte build-id)
  *	flush_ms=N	DISABLE ends the records N ms later, as the module's
  *			worker may take that long
+ *	changed=1	the records of files= carry a build-id one bit off the
+ *			file's, as if each was rewritten after it was mapped
+ *	stats=PATH	at exit, write to PATH the bytes the capture handles
+ *			gave ("capture_bytes N")
+ *	refused=N	GET_STATS says the session was refused N capture
+ *			handles (captures_refused)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +46,9 @@ static struct {
 	const char *files;
 	const char *bad;
 	int flush_ms;
+	int changed;
+	const char *stats;
+	int refused;
 } cfg;
 
 static struct {
@@ -51,7 +60,7 @@ static unsigned int nr_files;
 static int wfd = -1;
 static pthread_t thread;
 static volatile int stopping;
-static uint64_t lost, seq;
+static uint64_t lost, seq, capture_bytes;
 
 const char *mmap3_device_path(void)
 {
@@ -81,6 +90,12 @@ static void parse_config(void)
 			cfg.bad = kv + 4;
 		else if (!strncmp(kv, "flush_ms=", 9))
 			cfg.flush_ms = atoi(kv + 9);
+		else if (!strncmp(kv, "changed=", 8))
+			cfg.changed = atoi(kv + 8);
+		else if (!strncmp(kv, "stats=", 6))
+			cfg.stats = kv + 6;
+		else if (!strncmp(kv, "refused=", 8))
+			cfg.refused = atoi(kv + 8);
 	}
 }
 
@@ -116,7 +131,20 @@ static void load_files(void)
 		files[nr_files].bid.status = (__u8)bid.status;
 		files[nr_files].bid.size = (__u8)bid.size;
 		memcpy(files[nr_files].bid.data, bid.id, bid.size);
+		if (cfg.changed)
+			files[nr_files].bid.data[0] ^= 1;
 		nr_files++;
+	}
+}
+
+/* At exit: records are read, and files captured, after DISABLE too. */
+static void write_stats(void)
+{
+	FILE *f = fopen(cfg.stats, "we");
+
+	if (f) {
+		fprintf(f, "capture_bytes %llu\n", (unsigned long long)capture_bytes);
+		fclose(f);
 	}
 }
 
@@ -126,6 +154,8 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 
 	parse_config();
 	load_files();
+	if (cfg.stats)
+		atexit(write_stats);
 	if (pipe2(fds, O_CLOEXEC)) {
 		fprintf(stderr, "mmap3: fake device: %s\n", strerror(errno));
 		return -1;
@@ -282,6 +312,8 @@ int mmap3_device_stats(int fd, struct mmap3_stats *st)
 {
 	(void)fd;
 	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->captures_refused = (uint64_t)cfg.refused;
 	return 0;
 }
 
@@ -298,6 +330,8 @@ long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, u
 		return -errno;
 	n = pread(efd, buf, len, (off_t)off);
 	close(efd);
+	if (n > 0)
+		capture_bytes += (uint64_t)n;
 	return n < 0 ? -errno : n;
 }
 

@@ -403,10 +403,101 @@ static int open_pipe(struct perf_reader *r)
 	return 0;
 }
 
-/* Read the attrs and their ids of a file-mode header. */
-static int read_attrs(struct perf_reader *r, const struct perf_file_header *fh)
+/*
+ * The sections of a file-mode perf.data: the header, the attrs, each
+ * attr's ids, the data, the feature table and each feature.  perf writes
+ * them apart; sections that share bytes would have each one read (and
+ * merge write) the same bytes again, a file's size many times over.
+ */
+enum region_kind { REGION_HEADER, REGION_ATTRS, REGION_IDS, REGION_DATA, REGION_TABLE,
+		   REGION_FEATURE };
+
+struct region {
+	uint64_t off, len;
+	uint64_t at;		/* where the file gives it, for messages */
+	uint32_t kind, index;	/* enum region_kind; which attr or feature */
+};
+
+struct layout {
+	struct region *reg;
+	size_t nr, cap;
+};
+
+static void region_str(const struct region *g, char *buf, size_t len)
 {
-	uint64_t nr = fh->attrs.size / fh->attr_size, i;
+	static const char * const names[] = {
+		[REGION_HEADER] = "the header", [REGION_ATTRS] = "the attrs",
+		[REGION_DATA] = "the data", [REGION_TABLE] = "the feature table",
+	};
+	const char *feat = perf_feature_name(g->index);
+
+	if (g->kind == REGION_IDS)
+		snprintf(buf, len, "the ids of attr %u", g->index);
+	else if (g->kind == REGION_FEATURE && feat)
+		snprintf(buf, len, "feature %u (%s)", g->index, feat);
+	else if (g->kind == REGION_FEATURE)
+		snprintf(buf, len, "feature %u", g->index);
+	else
+		snprintf(buf, len, "%s", names[g->kind]);
+}
+
+static int add_region(struct perf_reader *r, struct layout *l, uint64_t off, uint64_t len,
+		      uint64_t at, uint32_t kind, uint32_t index)
+{
+	if (!len)
+		return 0;	/* an empty section is nowhere */
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct region *n = realloc(l->reg, cap * sizeof(*n));
+
+		if (!n)
+			return fail(r, at, "out of memory");
+		l->reg = n;
+		l->cap = cap;
+	}
+	l->reg[l->nr++] = (struct region){ off, len, at, kind, index };
+	return 0;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* No two sections share a byte. */
+static int check_layout(struct perf_reader *r, struct layout *l)
+{
+	const struct region *last = NULL;
+	char a[48], b[48];
+	size_t i;
+
+	qsort(l->reg, l->nr, sizeof(*l->reg), by_offset);
+	for (i = 0; i < l->nr; i++) {
+		const struct region *g = &l->reg[i];
+
+		/* @last: of those before, the one that reaches furthest. */
+		if (last && g->off < last->off + last->len) {
+			region_str(last, a, sizeof(a));
+			region_str(g, b, sizeof(b));
+			return fail(r, g->at, "%s at [%llu, +%llu) and %s at [%llu, +%llu) overlap: "
+				    "expected every section apart, as perf writes them", a,
+				    (unsigned long long)last->off, (unsigned long long)last->len, b,
+				    (unsigned long long)g->off, (unsigned long long)g->len);
+		}
+		if (!last || g->off + g->len > last->off + last->len)
+			last = g;
+	}
+	return 0;
+}
+
+/* Read the attrs and their ids of a file-mode header. */
+static int read_attrs(struct perf_reader *r, const struct perf_file_header *fh, struct layout *l)
+{
+	uint64_t nr = fh->attrs.size / fh->attr_size, i, total = 0;
 	uint8_t *raw = malloc(fh->attr_size);
 	int ret = -1;
 
@@ -437,6 +528,22 @@ static int read_attrs(struct perf_reader *r, const struct perf_file_header *fh)
 			     (unsigned long long)r->file_size);
 			goto out;
 		}
+		/*
+		 * Apart, the ids add up to no more than the file: checked
+		 * before they are read, so attrs that all name the same bytes
+		 * cost no memory (check_layout() then says which overlap).
+		 */
+		total += sec.size;
+		if (total > r->file_size) {
+			fail(r, off + asize, "ids of attr %llu at [%llu, +%llu) bring the attrs' ids "
+			     "to %llu bytes, expected at most the %llu of the file (sections "
+			     "apart)", (unsigned long long)i, (unsigned long long)sec.offset,
+			     (unsigned long long)sec.size, (unsigned long long)total,
+			     (unsigned long long)r->file_size);
+			goto out;
+		}
+		if (add_region(r, l, sec.offset, sec.size, off + asize, REGION_IDS, (uint32_t)i))
+			goto out;
 		if (sec.size) {
 			ids = malloc(sec.size);
 			if (!ids) {
@@ -459,7 +566,8 @@ out:
 	return ret;
 }
 
-static int open_file(struct perf_reader *r, const struct perf_file_header *fh)
+static int open_file_layout(struct perf_reader *r, const struct perf_file_header *fh,
+			    struct layout *l)
 {
 	uint64_t table;
 	unsigned int bit, n;
@@ -513,7 +621,12 @@ static int open_file(struct perf_reader *r, const struct perf_file_header *fh)
 		return refuse_compressed(r, offsetof(struct perf_file_header, adds_features));
 	if (has_bit(r->features, HEADER_DIR_FORMAT))
 		return refuse_dir_format(r, offsetof(struct perf_file_header, adds_features));
-	if (read_attrs(r, fh))
+	if (add_region(r, l, 0, sizeof(*fh), 0, REGION_HEADER, 0) ||
+	    add_region(r, l, fh->attrs.offset, fh->attrs.size,
+		       offsetof(struct perf_file_header, attrs), REGION_ATTRS, 0) ||
+	    add_region(r, l, fh->data.offset, fh->data.size,
+		       offsetof(struct perf_file_header, data), REGION_DATA, 0) ||
+	    read_attrs(r, fh, l))
 		return -1;
 
 	/* The feature table follows the data section, a section per bit set. */
@@ -531,9 +644,24 @@ static int open_file(struct perf_reader *r, const struct perf_file_header *fh)
 				    bit, (unsigned long long)sec.offset,
 				    (unsigned long long)sec.size, (unsigned long long)r->file_size);
 		r->feat[bit] = sec;
+		if (add_region(r, l, sec.offset, sec.size, table + n * sizeof(sec), REGION_FEATURE,
+			       bit))
+			return -1;
 		n++;
 	}
-	return 0;
+	if (add_region(r, l, table, n * sizeof(struct perf_file_section),
+		       offsetof(struct perf_file_header, adds_features), REGION_TABLE, 0))
+		return -1;
+	return check_layout(r, l);
+}
+
+static int open_file(struct perf_reader *r, const struct perf_file_header *fh)
+{
+	struct layout l = { 0 };
+	int ret = open_file_layout(r, fh, &l);
+
+	free(l.reg);
+	return ret;
 }
 
 /* One trailer and one place for a sample's time, or a lookup by id. */
@@ -630,6 +758,7 @@ int perf_reader_open_fd(struct perf_reader *r, int fd, const char *name)
 		     "perf.data file");
 		goto err;
 	}
+	r->st = st;
 	r->file_size = (uint64_t)st.st_size;
 	if (r->file_size < sizeof(struct perf_pipe_file_header)) {
 		fail(r, 0, "%llu bytes, too short for a perf.data header",
@@ -768,6 +897,58 @@ void perf_reader_rewind(struct perf_reader *r)
 int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
 {
 	return read_at(r, buf, len, off, "a record");
+}
+
+int perf_reader_reread(struct perf_reader *r, void *buf, uint64_t off,
+		       const struct perf_event_header *was)
+{
+	const struct perf_event_header *h = buf;
+	uint64_t end = r->data_offset + r->data_size, payload;
+	char t[48], u[48];
+
+	if (off < r->data_offset || off >= end || was->size > end - off)
+		return fail(r, off, "no %s record of %u bytes in the data section [%llu, +%llu)",
+			    type_str(was->type, t, sizeof(t)), was->size,
+			    (unsigned long long)r->data_offset, (unsigned long long)r->data_size);
+	if (read_at(r, buf, was->size, off, "a record"))
+		return -1;
+	if (h->type != was->type || h->misc != was->misc || h->size != was->size)
+		return fail(r, off, "a record of type %s, misc 0x%x and %u bytes, where the first "
+			    "pass read type %s, misc 0x%x and %u bytes: expected the file unchanged "
+			    "while it is read (was it written to?)", type_str(h->type, t, sizeof(t)),
+			    h->misc, h->size, type_str(was->type, u, sizeof(u)), was->misc,
+			    was->size);
+	/* Its fields, names and trailer too: whoever reads it trusts them. */
+	if (check_record(r, h, off, end, 1, &payload))
+		return -1;
+	if (payload)
+		return fail(r, off, "a %s record followed by %llu bytes, expected none",
+			    type_str(h->type, t, sizeof(t)), (unsigned long long)payload);
+	return 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+int perf_reader_unchanged(struct perf_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return fail(r, 0, "%s", strerror(errno));
+	if (st.st_size != r->st.st_size)
+		return fail(r, (uint64_t)(st.st_size < r->st.st_size ? st.st_size : r->st.st_size),
+			    "the file is now %llu bytes, %llu when it was opened: expected it "
+			    "unchanged while it is read; read a copy no one writes to",
+			    (unsigned long long)st.st_size, (unsigned long long)r->st.st_size);
+	/* A writer may set the mtime back; not the ctime. */
+	if (!same_time(&st.st_mtim, &r->st.st_mtim) || !same_time(&st.st_ctim, &r->st.st_ctim))
+		return fail(r, 0, "the file was written to (its modification or change time "
+			    "moved) since it was opened: expected it unchanged while it is read; "
+			    "read a copy no one writes to");
+	return 0;
 }
 
 int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit)

@@ -4,7 +4,8 @@
  * mode, as dump and merge parse it (and the fuzzer tests it).
  *
  * Everything is checked before it is used: the header's sections lie in
- * the file, each record has at least its type's fixed fields and
+ * the file and share no byte (or a small file would be read many times
+ * over), each record has at least its type's fixed fields and
  * sample_id trailer, names end in a NUL inside the record, sizes are
  * multiples of 8 (but for the two kinds perf itself pads to 4), payloads
  * that follow a record (AUXTRACE, TRACING_DATA) lie in the data section.
@@ -18,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "format.h"
 #include "sample_id.h"
@@ -54,6 +56,7 @@ struct perf_rec {
 struct perf_reader {
 	const char *path;
 	int fd;
+	struct stat st;			/* at open: perf_reader_unchanged() compares */
 	uint64_t file_size;
 	int pipe;
 	uint64_t data_offset, data_size;
@@ -99,6 +102,21 @@ void perf_reader_rewind(struct perf_reader *r);
 
 /* @len bytes at @off: 0 or -1. */
 int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off);
+
+/*
+ * Read again into @buf (8-byte aligned, @was->size bytes) the record that
+ * perf_reader_next() gave at @off with the header @was: it must still
+ * have that header, and pass every check it passed then.  Returns 0, or
+ * -1 if the file changed under us (the message says how).
+ */
+int perf_reader_reread(struct perf_reader *r, void *buf, uint64_t off,
+		       const struct perf_event_header *was);
+
+/*
+ * Is the file as it was opened: same inode, size, modification and
+ * change times?  0, or -1 and the message says what changed.
+ */
+int perf_reader_unchanged(struct perf_reader *r);
 
 /* A feature section's bytes (malloc'd), *@buf NULL if absent; 0 or -1. */
 int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len);

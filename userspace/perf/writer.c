@@ -151,15 +151,14 @@ int perf_writer_record(struct perf_writer *w, const void *rec)
 	return 0;
 }
 
-int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
+/* @len bytes at @off in @fd to @to in the output; @what for messages. */
+static int copy_range(struct perf_writer *w, int fd, uint64_t off, uint64_t to, uint64_t len,
+		      const char *what)
 {
-	loff_t in = (loff_t)off, out;
+	loff_t in = (loff_t)off, out = (loff_t)to;
 	uint64_t left = len;
 	uint8_t *buf;
 
-	if (flush(w))
-		return -1;
-	out = (loff_t)w->buf_off;
 	while (left && !w->no_copy_range) {
 		ssize_t n = copy_file_range(fd, &in, w->out.fd, &out,
 					    left < WRITE_BACK ? left : WRITE_BACK, 0);
@@ -169,7 +168,7 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
 			      errno == EOPNOTSUPP))
 			w->no_copy_range = 1;
 		else if (n < 0 && errno != EINTR)
-			return fail(w, "records", (uint64_t)out, errno);
+			return fail(w, what, (uint64_t)out, errno);
 		if (n == 0)
 			break;	/* the input shrank: copied by hand, which says so */
 		if (n > 0) {
@@ -180,7 +179,7 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
 	if (left) {
 		buf = malloc(BUF_SIZE);
 		if (!buf)
-			return fail(w, "records", (uint64_t)out, ENOMEM);
+			return fail(w, what, (uint64_t)out, ENOMEM);
 		while (left) {
 			size_t chunk = left < BUF_SIZE ? (size_t)left : BUF_SIZE;
 			ssize_t n = pread(fd, buf, chunk, in);
@@ -188,13 +187,13 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				fprintf(stderr, "mmap3: %s: cannot read the records to copy at offset "
-					"%llu: %s\n", w->out.path, (unsigned long long)in,
+				fprintf(stderr, "mmap3: %s: cannot read %s to copy at offset %llu: %s\n",
+					w->out.path, what, (unsigned long long)in,
 					n ? strerror(errno) : "the input ended early");
 				free(buf);
 				return -1;
 			}
-			if (pwrite_all(w, buf, (size_t)n, (uint64_t)out, "records")) {
+			if (pwrite_all(w, buf, (size_t)n, (uint64_t)out, what)) {
 				free(buf);
 				return -1;
 			}
@@ -204,6 +203,13 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
 		}
 		free(buf);
 	}
+	return 0;
+}
+
+int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len)
+{
+	if (flush(w) || copy_range(w, fd, off, w->buf_off, len, "records"))
+		return -1;
 	w->data_size += len;
 	w->buf_off += len;
 	return 0;
@@ -222,7 +228,22 @@ int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf
 	}
 	memcpy(copy, buf, len);
 	free(w->feat[bit].buf);
+	w->feat[bit].set = 1;
 	w->feat[bit].buf = copy;
+	w->feat[bit].len = len;
+	return 0;
+}
+
+int perf_writer_feature_copy(struct perf_writer *w, unsigned int bit, int fd, uint64_t off,
+			     uint64_t len)
+{
+	if (bit >= HEADER_FEAT_BITS)
+		return -1;
+	free(w->feat[bit].buf);
+	w->feat[bit].set = 1;
+	w->feat[bit].buf = NULL;
+	w->feat[bit].fd = fd;
+	w->feat[bit].off = off;
 	w->feat[bit].len = len;
 	return 0;
 }
@@ -251,12 +272,13 @@ static void free_features(struct perf_writer *w)
 	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
 		free(w->feat[bit].buf);
 		w->feat[bit].buf = NULL;
+		w->feat[bit].set = 0;
 	}
 	free(w->buf);
 	w->buf = NULL;
 }
 
-int perf_writer_close(struct perf_writer *w)
+int perf_writer_finish(struct perf_writer *w)
 {
 	struct perf_file_header hdr = {
 		.magic = PERF_MAGIC2,
@@ -273,15 +295,18 @@ int perf_writer_close(struct perf_writer *w)
 		goto err;
 	table = w->data_offset + w->data_size;
 	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
-		n += !!w->feat[bit].buf;
+		n += w->feat[bit].set;
 	off = table + n * sizeof(sec);
 	for (bit = 0, n = 0; bit < HEADER_FEAT_BITS; bit++) {
-		if (!w->feat[bit].buf)
+		if (!w->feat[bit].set)
 			continue;
 		hdr.adds_features[bit / 64] |= 1ULL << (bit % 64);
 		sec.offset = off;
 		sec.size = w->feat[bit].len;
-		if (pwrite_all(w, w->feat[bit].buf, w->feat[bit].len, off, "a feature section") ||
+		if ((w->feat[bit].buf ?
+		     pwrite_all(w, w->feat[bit].buf, w->feat[bit].len, off, "a feature section") :
+		     copy_range(w, w->feat[bit].fd, w->feat[bit].off, off, w->feat[bit].len,
+				"a feature section")) ||
 		    pwrite_all(w, &sec, sizeof(sec), table + n * sizeof(sec), "the feature table"))
 			goto err;
 		off += w->feat[bit].len;
@@ -290,10 +315,18 @@ int perf_writer_close(struct perf_writer *w)
 	if (pwrite_all(w, &hdr, sizeof(hdr), 0, "the header"))
 		goto err;
 	free_features(w);
-	return outfile_commit(&w->out) ? -1 : 0;
+	w->finished = 1;
+	return 0;
 err:
 	perf_writer_abort(w);
 	return -1;
+}
+
+int perf_writer_close(struct perf_writer *w)
+{
+	if (!w->finished && perf_writer_finish(w))
+		return -1;
+	return outfile_commit(&w->out) ? -1 : 0;
 }
 
 void perf_writer_abort(struct perf_writer *w)

@@ -30,9 +30,12 @@ struct perf_writer {
 	uint64_t data_offset, data_size;
 	uint64_t written_back;		/* sync_file_range() started up to here */
 	int no_copy_range;		/* copy_file_range() cannot copy to this file */
+	int finished;			/* perf_writer_finish() wrote it all */
 	struct {
-		void *buf;
-		size_t len;
+		int set;
+		void *buf;		/* the payload, or NULL: */
+		int fd;			/* ... @len bytes at @off in @fd */
+		uint64_t off, len;
 	} feat[HEADER_FEAT_BITS];
 };
 
@@ -79,10 +82,24 @@ int perf_writer_copy(struct perf_writer *w, int fd, uint64_t off, uint64_t len);
 /* Set a feature's payload (copied). */
 int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf, size_t len);
 
+/*
+ * Set a feature's payload to @len bytes at @off in @fd, which must stay
+ * open until the writer is closed: copied then (by the kernel where it
+ * can), never held in memory, however large.
+ */
+int perf_writer_feature_copy(struct perf_writer *w, unsigned int bit, int fd, uint64_t off,
+			     uint64_t len);
+
 /* perf's string encoding: u32 length (padded to 64) and the padded string. */
 int perf_writer_string_feature(struct perf_writer *w, unsigned int bit, const char *s);
 
-/* Write the features and the header, then put the file in place. */
+/*
+ * Write the features and the header; the file is whole but not in place
+ * yet (perf_writer_close() puts it there, perf_writer_abort() drops it).
+ */
+int perf_writer_finish(struct perf_writer *w);
+
+/* Finish the file if need be, then put it in place. */
 int perf_writer_close(struct perf_writer *w);
 
 /* Drop the file; nothing is left under any name. */
