@@ -7,14 +7,14 @@
  *   oob        a read past a kmalloc()ed object (KASAN)
  *   leak       an object allocated and forgotten (kmemleak)
  *   lockorder  two mutexes taken in both orders (lockdep)
- *   sleep      a sleep with a spinlock held (atomic-sleep debugging)
+ *   sleep      an allocation that may sleep, with a spinlock held
+ *              (atomic-sleep debugging; usleep_range() has no check)
  *   rcu        kfree_rcu() of a slab object, then the slab destroyed
  *              after rcu_barrier() alone, as mmap3 once did (6.1 and
  *              5.10 warn: "Slab cache still has objects")
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -66,9 +66,12 @@ static void bug_lockorder(void)
 
 static void bug_sleep(void)
 {
+	void *p;
+
 	spin_lock(&spin);
-	usleep_range(1000, 2000);
+	p = kmalloc(64, GFP_KERNEL);
 	spin_unlock(&spin);
+	kfree(p);
 }
 
 static void bug_rcu(void)
