@@ -258,19 +258,35 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 /* A child that maps @path @n times and stays; its pid. */
 static pid_t map_and_stay(const char *path, int n, const char *last)
 {
-	pid_t pid = fork_child();
+	int ready[2];
+	pid_t pid;
+	char c;
 	int i;
 
+	if (pipe(ready))
+		return -1;
+	pid = fork_child();
 	if (pid == 0) {
+		close(ready[0]);
 		for (i = 0; i < n; i++)
 			if (map_exec(path) == MAP_FAILED)
 				_exit(1);
 		/* Mapped last, below the others: the dump reaches it first. */
 		if (last && map_exec(last) == MAP_FAILED)
 			_exit(1);
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
+	close(ready[1]);
+	/* Returns once every mapping is made (slow under emulation). */
+	if (pid > 0 && read(ready[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(ready[0]);
 	return pid;
 }
 
@@ -300,7 +316,6 @@ TEST(dump_waiting_for_its_reader_holds_up_no_other_session)
 	/* 1500 records fill far more than a 64 KiB buffer. */
 	holder = map_and_stay(DIR "/plain", 1500, DIR "/mnt/slow1");
 	ASSERT_LT(0, holder);
-	usleep(500000);
 
 	a = session_open();
 	ASSERT_LE(0, a);
