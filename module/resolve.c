@@ -101,6 +101,8 @@ static LIST_HEAD(parked_all);		/* every parked event, oldest first */
 static LIST_HEAD(parked_served);	/* dumps' events served, for their dump to emit */
 static u64 parked_seq;
 static unsigned int nr_slow, nr_parked;
+/* Live events taken off parked_all and not yet emitted: flushes wait. */
+static unsigned int nr_serving;
 static DECLARE_WAIT_QUEUE_HEAD(parked_wait);
 
 static struct workqueue_struct *slow_wq;
@@ -264,8 +266,10 @@ static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
 	list_for_each_entry_safe(p, tmp, &sr->waiters, node) {
 		list_del(&p->all);
 		nr_parked--;
-		if (!p->out)
+		if (!p->out) {
+			nr_serving++;
 			continue;
+		}
 		p->bid = *bid;
 		p->st = timeout ? p->ev.state : *st;
 		p->changed = !timeout && p->changed;
@@ -279,6 +283,7 @@ static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 		       const struct mmap3_build_id *bid, const struct mmap3_inode_state *st)
 {
 	struct parked *p, *tmp;
+	unsigned int n = 0;
 
 	list_for_each_entry_safe(p, tmp, live, node) {
 		if (bid->status == MMAP3_BUILDID_TIMEOUT)
@@ -286,7 +291,11 @@ static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 		else
 			emit(r, &p->ev, bid, st, p->changed, NULL);
 		kfree(p);
+		n++;
 	}
+	spin_lock(&slow_lock);
+	nr_serving -= n;
+	spin_unlock(&slow_lock);
 	wake_up_all(&parked_wait);
 }
 
@@ -451,13 +460,17 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 		emit_status(r, ev, MMAP3_BUILDID_TIMEOUT, out);
 }
 
-/* Is a live event handed over up to @seq still parked? */
+/*
+ * Is a live event handed over up to @seq still parked, or being emitted?
+ * (Those being emitted may be later ones: they are done in a moment.)
+ */
 static bool live_parked_before(u64 seq)
 {
 	struct parked *p;
-	bool ret = false;
+	bool ret;
 
 	spin_lock(&slow_lock);
+	ret = nr_serving != 0;
 	list_for_each_entry(p, &parked_all, all) {
 		if (p->seq > seq)
 			break;
