@@ -127,7 +127,8 @@ static long ioctl_capture_read(struct mmap3_session *s, void __user *uarg)
 	if (!rd.handle || rd.offset > LLONG_MAX)
 		return -EINVAL;
 	rd.len = min_t(u64, rd.len, MMAP3_CAPTURE_READ_MAX);
-	buf = kvmalloc(rd.len ? rd.len : 1, GFP_KERNEL_ACCOUNT);
+	/* Sized by the caller, who gets ENOMEM: no warning in the log. */
+	buf = kvmalloc(rd.len ? rd.len : 1, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 	n = mmap3_capture_read(&s->out.capture, rd.handle, buf, rd.len, rd.offset);

@@ -66,7 +66,7 @@ static bool wanted_vma(const struct vm_area_struct *vma, bool data)
 static bool grow(struct dump_state *ds)
 {
 	unsigned int cap = ds->cap ? 2 * ds->cap : 64;
-	struct dump_vma *v = kvmalloc_array(cap, sizeof(*v), GFP_KERNEL);
+	struct dump_vma *v = kvmalloc_array(cap, sizeof(*v), GFP_KERNEL | __GFP_NOWARN);
 
 	if (!v)
 		return false;
@@ -191,7 +191,7 @@ static struct pid **snapshot_tgids(struct pid_namespace *ns, unsigned int *n)
 	rcu_read_unlock();
 	for (;;) {
 		cap += cap / 8 + 64;
-		pids = kvmalloc_array(cap, sizeof(*pids), GFP_KERNEL);
+		pids = kvmalloc_array(cap, sizeof(*pids), GFP_KERNEL | __GFP_NOWARN);
 		if (!pids)
 			return NULL;
 		i = 0;

@@ -249,7 +249,7 @@ static int queues_alloc(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		mmap3_queues[cpu] = kvzalloc(struct_size(mmap3_queues[cpu], ev, queue_len),
-					     GFP_KERNEL);
+					     GFP_KERNEL | __GFP_NOWARN);
 		if (!mmap3_queues[cpu])
 			goto nomem;
 	}

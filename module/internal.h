@@ -29,7 +29,7 @@
  * never around anything that sleeps; the kprobe handler takes no lock.
  *
  *   session->config_lock     mutex      session.c: one session's ioctls
- *     hook_lock              mutex      hook.c: the kprobe, its queues
+ *     hook_lock              mutex      hook.c: the hook's queues and users
  *     sink_lock              mutex      sink.c: the list of outputs
  *       capture->lock        mutex      capture.c: one session's files
  *       ring->lock           spinlock   ring.c: one session's buffer
@@ -37,6 +37,10 @@
  *     ring->lock
  *   slow_lock                spinlock   resolve.c: slow reads, parked events
  *   cache_lock               spinlock   cache.c: inserts and removals
+ *
+ * Allocations.  A failed one is an error to the caller or a counted loss,
+ * never silent; those larger than a page, or sized by a user, are
+ * __GFP_NOWARN, since the caller or the statistics already say so.
  */
 #ifndef MMAP3_INTERNAL_H
 #define MMAP3_INTERNAL_H

@@ -132,7 +132,7 @@ static void module_record(const struct module *mod, u32 type, u32 flags, u8 *win
 
 static u8 *note_window_alloc(void)
 {
-	return kmalloc(NOTE_WINDOW + NOTE_MAX, GFP_KERNEL);
+	return kmalloc(NOTE_WINDOW + NOTE_MAX, GFP_KERNEL | __GFP_NOWARN);
 }
 
 static int mmap3_module_notify(struct notifier_block *nb, unsigned long state, void *data)
@@ -181,7 +181,7 @@ void mmap3_modules_dump(struct mmap3_output *out)
 	rcu_read_unlock();
 	for (;;) {
 		cap += 16;
-		recs = kvmalloc_array(cap, sizeof(*recs), GFP_KERNEL);
+		recs = kvmalloc_array(cap, sizeof(*recs), GFP_KERNEL | __GFP_NOWARN);
 		if (!recs) {
 			mmap3_output_lost(out, MMAP3_LOST_NOMEM, cap);
 			kfree(win);

@@ -20,7 +20,7 @@
 struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 {
 	return kmalloc(sizeof(struct mmap3_record_mmap) + PATH_MAX + MMAP3_RECORD_ALIGN,
-		       GFP_KERNEL);
+		       GFP_KERNEL | __GFP_NOWARN);
 }
 
 /*

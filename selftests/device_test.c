@@ -450,7 +450,8 @@ TEST_F(module, unload_after_reader_exits)
 	ASSERT_EQ(0, load_module());
 }
 
-TEST_F(module, load_unload_cycles)
+/* Slow where each load registers the kprobe and checks a signature under KASAN. */
+TEST_F_TIMEOUT(module, load_unload_cycles, 180)
 {
 	int i;
 

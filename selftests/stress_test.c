@@ -379,13 +379,20 @@ static int faults_start(void)
 {
 	unsigned long start, end;
 
-	if (module_range(&start, &end))
+	if (module_range(&start, &end)) {
+		fprintf(stderr, "# no address of mmap3's sections in /sys/module/mmap3/sections\n");
 		return -1;
+	}
 	faults_set("/sys/kernel/debug/failslab", "5", start, end);
 	faults_set("/sys/kernel/debug/fail_page_alloc", "5", start, end);
 	if (write_file("/sys/kernel/debug/fail_function/inject", "file_reader_read") ||
-	    write_file("/sys/kernel/debug/fail_function/file_reader_read/retval", "-5"))
+	    /* retval takes the value's bits in hex, as the kernel's documentation writes -EIO. */
+	    write_file("/sys/kernel/debug/fail_function/file_reader_read/retval",
+		       "0xfffffffffffffffb")) {
+		fprintf(stderr, "# fail_function: cannot inject file_reader_read: %s\n",
+			strerror(errno));
 		return -1;
+	}
 	faults_set("/sys/kernel/debug/fail_function", "10", 0, 0);
 	return 0;
 }
