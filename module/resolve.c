@@ -495,7 +495,7 @@ void mmap3_resolve_flush(void)
 			   msecs_to_jiffies(read_timeout_ms) + HZ);
 }
 
-/* Under slow_lock: does one of @out's events wait for a read, or for @out? */
+/* Under slow_lock: does one of @out's events still wait for its read? */
 static bool parked_for(struct mmap3_output *out)
 {
 	struct parked *p;
@@ -506,6 +506,7 @@ static bool parked_for(struct mmap3_output *out)
 	return false;
 }
 
+/* Under slow_lock: has one of @out's events been served, for the dump to emit? */
 static bool served_for(struct mmap3_output *out)
 {
 	struct parked *p;
