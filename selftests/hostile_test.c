@@ -149,6 +149,19 @@ static int fusefs_stop_and_reload(pid_t daemon, const char *mnt, const char *par
 	return load_ko_params(getenv("MMAP3_KO"), params);
 }
 
+/* A child maps @path executable and exits: its pid once reaped, else -1. */
+static pid_t map_in_child(const char *path)
+{
+	pid_t c = fork_child();
+	int rc;
+
+	if (c == 0)
+		_exit(map_exec(path) == MAP_FAILED);
+	if (c < 0 || waitpid(c, &rc, 0) != c || rc)
+		return -1;
+	return c;
+}
+
 /*
  * A FUSE file whose daemon takes READ requests and never answers: its
  * mapping's record comes with MMAP3_BUILDID_TIMEOUT after read_timeout_ms,
@@ -166,7 +179,7 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 	struct records r = { }, r2 = { };
 	char path[64];
 	uint8_t id[8][20];
-	int fd, fd2, i, rc;
+	int fd, fd2, i;
 	pid_t daemon, c, holder;
 	double t;
 
@@ -187,11 +200,8 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 	records_free(&r);
 
 	/* A process maps the FUSE file and goes: the read hangs in the daemon. */
-	c = fork_child();
-	if (c == 0)
-		_exit(map_exec(DIR "/mnt/slow") == MAP_FAILED);
-	ASSERT_EQ(c, waitpid(c, &rc, 0));
-	ASSERT_EQ(0, rc);
+	c = map_in_child(DIR "/mnt/slow");
+	ASSERT_LT(0, c);
 	for (i = 0; i < 8; i++) {
 		snprintf(path, sizeof(path), DIR "/plain%d", i);
 		ASSERT_NE(MAP_FAILED, map_exec(path));
@@ -303,7 +313,7 @@ TEST(dump_waiting_for_its_reader_holds_up_no_other_session)
 	struct mmap3_record_header *h;
 	struct mmap3_record_mmap *m;
 	struct records ra = { }, rb = { };
-	int a, b, rc;
+	int a, b;
 	pid_t daemon, holder, c;
 
 	mkdir(DIR, 0755);
@@ -329,11 +339,8 @@ TEST(dump_waiting_for_its_reader_holds_up_no_other_session)
 	ASSERT_EQ(0, ioctl(b, MMAP3_IOC_ENABLE));
 	ASSERT_EQ(0, read_dump(b, &rb));
 	records_free(&rb);
-	c = fork_child();
-	if (c == 0)
-		_exit(map_exec(DIR "/mnt/slow2") == MAP_FAILED);
-	ASSERT_EQ(c, waitpid(c, &rc, 0));
-	ASSERT_EQ(0, rc);
+	c = map_in_child(DIR "/mnt/slow2");
+	ASSERT_LT(0, c);
 	ASSERT_EQ(0, flush_and_read(b, &rb));
 	m = find_mmap(&rb, c, DIR "/mnt/slow2", 0);
 	ASSERT_NE(NULL, m) {
