@@ -10,6 +10,8 @@
  *   m3bench cold DIR N INTERVAL_US  cache misses: parse cost and latency
  *   m3bench rates FILE SECS BUFSZ THREADS RATE...  paced generators + reader
  *   m3bench burst FILE OPS THREADS BUFSZ... unpaced burst + reader
+ *   m3bench drain FILE N BUFSZ      N records queued with no reader, then
+ *                                   read: what the read() path carries
  *   m3bench mem DIR PREFIX N        cache memory after N distinct inodes
  *   m3bench crafted DIR N           N files of each costly kind (s, p, t)
  *   m3bench costs DIR N             miss cost of normal (n, from mkelf) and
@@ -611,6 +613,92 @@ static int cmd_burst(const char *file, long ops, int threads, int argc, char **a
 	return 0;
 }
 
+/*
+ * ---- drain: records per second the read() path carries ----
+ *
+ * Under TCG no generator maps fast enough to find the reader's limit, so
+ * the two halves are timed apart: N mappings are made and flushed into
+ * a buffer of BUFSZ with nobody reading (the worker's rate is what the
+ * generator and MMAP3_IOC_FLUSH take), then one thread reads them all
+ * with the tool's 1 MiB read()s and looks at every record, as the
+ * reader_fn above does: its wall and CPU time per record.
+ */
+static int cmd_drain(const char *file, long n, uint64_t bufsz)
+{
+	struct reader r = { .match = file };
+	struct timespec c0, c1;
+	struct mmap3_stats st;
+	uint64_t t0, t1, t2;
+	long i, reads = 0;
+	size_t size = 1 << 20;
+	char *buf = malloc(size);
+	int clk = CLOCK_MONOTONIC, fd;
+
+	if (!buf)
+		die("malloc");
+	r.fd = open(MMAP3_DEVICE_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r.fd < 0)
+		die(MMAP3_DEVICE_PATH);
+	if (ioctl(r.fd, MMAP3_IOC_SET_BUFFER_SIZE, &bufsz) ||
+	    ioctl(r.fd, MMAP3_IOC_SET_CLOCK, &clk) || ioctl(r.fd, MMAP3_IOC_ENABLE))
+		die("session setup");
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(file);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED)
+			die("mmap");
+		munmap(p, 4096);
+	}
+	close(fd);
+	if (ioctl(r.fd, MMAP3_IOC_FLUSH))
+		die("MMAP3_IOC_FLUSH");
+	t1 = now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	/* Everything is in the buffer: EAGAIN means it is empty. */
+	for (;;) {
+		ssize_t got = read(r.fd, buf, size), off;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && errno == EAGAIN)
+			break;
+		if (got < 0)
+			die("read /dev/mmap3");
+		if (!got)
+			break;
+		reads++;
+		for (off = 0; off < got;) {
+			struct mmap3_record_header *h = (void *)(buf + off);
+
+			if (h->type == MMAP3_RECORD_MMAP &&
+			    !strcmp(((struct mmap3_record_mmap *)h)->path, r.match))
+				atomic_fetch_add(&r.mmaps, 1);
+			else if (h->type == MMAP3_RECORD_LOST)
+				r.lost += ((struct mmap3_record_lost *)h)->lost;
+			off += h->size;
+		}
+	}
+	t2 = now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	if (ioctl(r.fd, MMAP3_IOC_DISABLE))
+		die("MMAP3_IOC_DISABLE");
+	get_stats(r.fd, &st);
+	close(r.fd);
+	free(buf);
+	printf("RESULT what=drain buffer=%llu ops=%ld produce_ns=%llu received=%lu reads=%ld "
+	       "read_ns=%llu read_cpu_ns=%llu lost=%llu queue_lost=%llu\n",
+	       (unsigned long long)st.buffer_size, n, (unsigned long long)(t1 - t0),
+	       (unsigned long)atomic_load(&r.mmaps), reads, (unsigned long long)(t2 - t1),
+	       (unsigned long long)((c1.tv_sec - c0.tv_sec) * 1000000000LL +
+				    (c1.tv_nsec - c0.tv_nsec)),
+	       (unsigned long long)st.lost, (unsigned long long)st.queue_lost);
+	return 0;
+}
+
 /* ---- mem: slab use of the cache ---- */
 
 static long long slab_attr(const char *attr)
@@ -959,6 +1047,8 @@ int main(int argc, char **argv)
 				 argc - 6, argv + 6);
 	if (argc >= 6 && !strcmp(argv[1], "burst"))
 		return cmd_burst(argv[2], atol(argv[3]), atoi(argv[4]), argc - 5, argv + 5);
+	if (argc == 5 && !strcmp(argv[1], "drain"))
+		return cmd_drain(argv[2], atol(argv[3]), strtoull(argv[4], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "mem"))
 		return cmd_mem(argv[2], argv[3], atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "crafted"))

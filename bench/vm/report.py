@@ -8,6 +8,8 @@ Every figure comes from the log given: medians, minima and maxima of the
 rounds of one VM run, and ratios against the no-module baseline of that
 same run.
 """
+import collections
+import math
 import re
 import statistics
 import sys
@@ -20,25 +22,19 @@ CONFIGS = [
     ("perfbid", "`perf record -e dummy --buildid-mmap -a`"),
     ("polled", "diagnostic: one session, reader polling every 100 ms"),
 ]
-TARGET = {"hot": 0.05, "exec": 0.02}
+TARGET = {"exec": 0.02}
 SUMMARY = {}       # kernel -> {column: text}
+MISSED = collections.defaultdict(bool)   # (kernel, bench) -> a target missed
 WHY = {
-    "hot": "Where a cost remains, per mapping it is the kprobe (ftrace-based on 6.1+, an "
-           "int3 trap on 5.10) and filling the per-CPU slot (references, three clock reads, "
-           "the inode's state); the worker and the reader are woken at most once a jiffy "
-           "for a burst (module/hook.c, \"Batching\" in the README), while `perf record` "
-           "writes its records synchronously in `perf_event_mmap` and wakes its reader at a "
-           "watermark. What would close it further: a hook that is not a kprobe (a "
-           "tracepoint does not exist for this path; an ftrace-based probe on 5.10 needs "
-           "`CONFIG_KPROBES_ON_FTRACE` and an ftrace site at the probed address), and "
-           "reading the clocks once per slot instead of three times.",
-    "hot_reader": "Where the cost is: the hook and the worker stay within the target "
-                  "(the polled session above); the rest is `mmap3 record` itself, reading "
-                  "the records and writing them as perf records, which on the guest's two "
-                  "vCPUs takes CPU time from the benchmark. What would close it: a cheaper "
-                  "conversion in `mmap3 record` (no allocation per record, one write per "
-                  "read), or a reader running at lower priority or on a CPU the workload "
-                  "does not use.",
+    "hot": "Where the cost is, per mapping: the kprobe on `perf_event_mmap` (ftrace-based "
+           "on 6.1+, an int3 trap on 5.10, where kernel/events has no ftrace sites), and "
+           "the handler taking a reference on the file and the pids, one clock read and "
+           "a per-CPU slot; the worker then resolves the build-id (a cache hit here) and "
+           "writes the record, and `mmap3 record` converts it. `perf record -e dummy -a` "
+           "writes its record from `perf_event_mmap` itself, with no trap and no second "
+           "pass. What would close it: a hook that is not a kprobe (there is no tracepoint "
+           "on this path), the reader consuming records in place (a mapped buffer, no copy "
+           "per `read()`), and on 5.10 a probe on an ftrace site.",
     "exec": "Where a cost remains: an exec makes several executable mappings (the binary, "
             "ld.so, libc), each paying the hook's per-mapping cost described for the mmap "
             "hot path, while exec itself is short.",
@@ -165,31 +161,11 @@ def path_section(name, info, entries, bench, title, unit_ns):
                    f"{fmt(max(v.values()))} | {ratios[c][0]:.3f} ({pct(ratios[c][0])}) | "
                    f"{ratios[c][1]:.3f} ({pct(ratios[c][1])}) |")
     out.append("")
-    # Targets.
-    t = TARGET[bench]
-    if "session" in ratios:
-        r = ratios["session"]
-        worst = max(r)
-        verdict = "**met**" if worst <= 1 + t else \
-            f"**missed** by {(worst - 1 - t) * 100:.1f} points ({pct(worst)} against at most +{t * 100:.0f}%)"
-        out.append(f"- Target: an active session costs at most {t * 100:.0f}% over no module: "
-                   f"{verdict} (ratio of medians {pct(r[0])}, per-round {pct(r[1])}).")
-        SUMMARY.setdefault(name, {})[bench] = (
-            f"{pct(r[0])} / {pct(r[1])}: {'met' if worst <= 1 + t else 'missed'}")
+    # Targets (issue #14), all from this run's rounds.
     if bench == "hot":
-        if "perfbid" in unsupported:
-            SUMMARY.setdefault(name, {})["vsbid"] = "n/a (no `--buildid-mmap`)"
-            out.append("- Target: the session costs less than `--buildid-mmap`: not measurable "
-                       "on this kernel (`--buildid-mmap` is not supported: it needs 5.12+).")
-        elif "session" in per and "perfbid" in per:
-            s = statistics.median(per["session"].values())
-            p = statistics.median(per["perfbid"].values())
-            verdict = "**met**" if s < p else f"**missed**: the session costs {s / p:.2f}x " \
-                "what `--buildid-mmap` costs"
-            out.append(f"- Target: the session costs less than `--buildid-mmap` "
-                       f"({fmt(s)} vs {fmt(p)} {unit}): {verdict}.")
-            SUMMARY.setdefault(name, {})["vsbid"] = \
-                f"{s / p:.2f}x: {'met' if s < p else 'missed'}"
+        out += hot_targets(name, per, base, unsupported, unit, fmt)
+    elif "session" in per:
+        out += exec_target(name, per, base)
     # A loaded module keeps its kprobe registered without sessions: the
     # handler runs, finds no queues and returns.  What that costs.
     if "loaded" in ratios:
@@ -200,23 +176,7 @@ def path_section(name, info, entries, bench, title, unit_ns):
                    f"{pct(r[0])} (ratio of medians), {pct(r[1])} (per-round). Run-to-run "
                    f"noise is of the same order, so a few percent either way is not resolved.")
     why = WHY.get(bench)
-    if bench == "hot" and "session" in per and "polled" in per and "loaded" in per:
-        b = statistics.median(per["nomod"].values())
-        se = statistics.median(per["session"].values()) - b
-        po = statistics.median(per["polled"].values()) - b
-        out.append(f"- Where the session's cost goes (medians over no module): with "
-                   f"`mmap3 record` +{fmt(se)} {unit}; with a reader that never sleeps "
-                   f"(polls every 100 ms, so no reader wake-ups) +{fmt(po)} {unit}. The "
-                   "latter is the hook, its `irq_work` and the worker resolving and writing "
-                   "each record; " + (
-                       "the difference is the reader's wake-ups (once a jiffy) and its work."
-                       if se > po else
-                       "here it cost as much or more than the session with `mmap3 record`, so "
-                       "on this kernel the reader's share is not resolved from the noise and "
-                       "the hook and worker carry the cost."))
-        if po <= t * b < se:
-            why = WHY["hot_reader"]
-    if why and "session" in ratios and max(ratios["session"]) > 1 + t:
+    if why and MISSED.get((name, bench)):
         out.append("- " + why)
     lost = [x for x in extra.get("session", []) if x.startswith("side_lost=")]
     maps = [x for x in extra.get("session", []) if x.startswith("side_mappings=")]
@@ -249,6 +209,110 @@ def path_section(name, info, entries, bench, title, unit_ns):
                                               for r in sorted(per[c])))
     out.append("")
     return out
+
+
+def median_interval(v):
+    """Distribution-free interval for the median of @v: order statistics
+    k and n-k+1 with the largest k that keeps confidence >= 90%; returns
+    (low, high, confidence) or None for fewer than 5 values."""
+    v, n = sorted(v), len(v)
+    best = None
+    for k in range(1, n // 2 + 1):
+        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        if 1 - 2 * tail >= 0.90:
+            best = (v[k - 1], v[n - k], 1 - 2 * tail)
+    return best
+
+
+def round_ratios(per, a, b):
+    """Per-round ratios a/b over the rounds both have."""
+    return sorted(per[a][r] / per[b][r] for r in per[a] if r in per.get(b, {}))
+
+
+def interval_text(v):
+    ci = median_interval(v)
+    return f", {ci[2] * 100:.0f}% interval {pct(ci[0])} to {pct(ci[1])}" if ci else ""
+
+
+def hot_targets(name, per, base, unsupported, unit, fmt):
+    """Issue #14's three targets for the mmap hot path."""
+    out, sm = [], SUMMARY.setdefault(name, {})
+    if "session" not in per:
+        return out
+    cost = {c: statistics.median(v[r] - base[r] for r in v if r in base)
+            for c, v in per.items() if c != "nomod"}
+    se = cost["session"]
+    sm["hot"] = pct(statistics.median(round_ratios(per, "session", "nomod")))
+    if "perf" in per:
+        v = round_ratios(per, "session", "perf")
+        m = statistics.median(v)
+        ok = m <= 1
+        MISSED[(name, "hot")] |= not ok
+        out.append(f"- Target: the session with its reader costs at most what `perf record -e "
+                   f"dummy -a` costs: **{'met' if ok else 'missed'}**: per round the session "
+                   f"takes {m:.3f}x perf's time (median of {len(v)} rounds{interval_text(v)}); "
+                   f"over no module the session adds {fmt(se)} {unit}, perf {fmt(cost['perf'])} "
+                   f"{unit} (medians of per-round differences).")
+        sm["vsperf"] = f"{m:.2f}x: {'met' if ok else 'missed'}"
+    if "perfbid" in unsupported:
+        sm["vsbid"] = "n/a (no `--buildid-mmap`)"
+        out.append("- Target: the session costs at most half of what `--buildid-mmap` costs: "
+                   "not measurable on this kernel (`--buildid-mmap` needs 5.12+).")
+    elif "perfbid" in per:
+        b = cost["perfbid"]
+        if b <= 0:
+            verdict, frac = "not resolved (`--buildid-mmap` cost nothing measurable here)", None
+        else:
+            frac = max(se, 0) / b
+            verdict = "met" if frac <= 0.5 else "missed"
+            MISSED[(name, "hot")] |= frac > 0.5
+        out.append(f"- Target: the session costs at most half of what `perf record -e dummy "
+                   f"--buildid-mmap -a` costs: **{verdict}**: {fmt(se)} against {fmt(b)} {unit} "
+                   f"over no module" + (f", {frac:.2f} of it." if frac is not None else "."))
+        sm["vsbid"] = f"{frac:.2f} of it: {verdict}" if frac is not None else verdict
+    if "polled" in per:
+        # The polled session is the hook and the worker without the
+        # reader's wake-ups and conversion; a noisy run can put it below
+        # no module, and then all of the session's cost counts as the
+        # reader's (the reading that can only overstate the share).
+        hook = max(cost["polled"], 0)
+        if se <= 0:
+            sm["reader"] = "n/a (no session cost)"
+            out.append("- Target: the reader's share is at most a quarter of the session's "
+                       "cost: not resolved, the session cost nothing measurable here.")
+        else:
+            share = min(max(se - hook, 0) / se, 1)
+            verdict = "met" if share <= 0.25 else "missed"
+            MISSED[(name, "hot")] |= share > 0.25
+            sm["reader"] = f"{share * 100:.0f}%: {verdict}"
+            out.append(f"- Target: the reader's share is at most a quarter of the session's "
+                       f"cost: **{verdict}**: {share * 100:.0f}%. Over no module the session "
+                       f"with `mmap3 record` adds {fmt(se)} {unit}, the same session read "
+                       f"every 100 ms by a thread that never sleeps in `read()` (the hook and "
+                       f"the worker without the reader's wake-ups and conversion) "
+                       f"{fmt(cost['polled'])} {unit}"
+                       + (", below no module: counted as nothing" if cost["polled"] < 0 else "")
+                       + " (medians of per-round differences).")
+    return out
+
+
+def exec_target(name, per, base):
+    """Issue #14: exec at most +2% over no module, or within the noise."""
+    v = round_ratios(per, "session", "nomod")
+    m = statistics.median(v)
+    ci = median_interval(v)
+    if m <= 1 + TARGET["exec"]:
+        verdict = "met"
+    elif ci and ci[0] <= 1 + TARGET["exec"]:
+        verdict = "within the run's noise"
+    else:
+        verdict = "missed"
+    MISSED[(name, "exec")] = verdict == "missed"
+    SUMMARY.setdefault(name, {})["exec"] = f"{pct(m)}: {verdict}"
+    return [f"- Target: exec costs at most +2% over no module, or is within the run's noise: "
+            f"**{verdict}**: {pct(m)} (median of {len(v)} per-round ratios"
+            f"{interval_text(v)}; \"within the noise\" when the median is above +2% but the "
+            "interval reaches down to it)."]
 
 
 def dist_row(label, v, fmt=us):
@@ -344,6 +408,7 @@ def load_section(name, entries):
     out = [f"### {name}: 4. throughput and loss", ""]
     rates = list(results(entries, "rates"))
     bursts = list(results(entries, "burst"))
+    ok = []
     if not rates and not bursts:
         return out + ["No measurements (the run did not get this far).", ""]
     # queue_lost is the module's total since it was loaded (once, before
@@ -409,6 +474,7 @@ def load_section(name, entries):
         out.append(f"- {allb} records in all were lost for a full session buffer: the "
                    "reader did not drain it in time; a larger `MMAP3_IOC_SET_BUFFER_SIZE` "
                    "(the tool's default is 4 MiB) is what closes that.")
+    out += throughput_target(name, entries, ok)
     out += ["", "A burst of back-to-back mappings with the reader draining, by buffer size:", "",
             "| threads | buffer | mappings | achieved /s | received | lost | of which queue |",
             "|---|---|---|---|---|---|---|"]
@@ -428,6 +494,40 @@ def load_section(name, entries):
     out += [f"- `{' '.join(f'{k}={v}' for k, v in kv.items() if k != 'queue_lost_step')}`"
             for _, kv in rates + bursts]
     out.append("")
+    return out
+
+
+def throughput_target(name, entries, lossless):
+    """Issue #14: 100,000 records/s reach the reader without loss, default buffer."""
+    drains = [kv for _, kv in results(entries, "drain") if kv.get("what") == "drain"]
+    out = []
+    if not drains:
+        return out
+    def per_s(kv, key):
+        return int(kv["received"]) * 1e9 / max(int(kv[key]), 1)
+    wall = statistics.median(per_s(kv, "read_ns") for kv in drains)
+    cpu = statistics.median(per_s(kv, "read_cpu_ns") for kv in drains)
+    prod = statistics.median(int(kv["ops"]) * 1e9 / int(kv["produce_ns"]) for kv in drains)
+    whole = [kv for kv in drains if kv["received"] == kv["ops"] and kv["lost"] == "0"]
+    reads = statistics.median(int(kv["reads"]) for kv in drains)
+    out += ["", f"The read path alone ({len(drains)} rounds): {drains[0]['ops']} mappings made "
+            "and flushed into the default 4 MiB buffer with nobody reading (hook and worker: "
+            f"{prod:.0f} mappings/s, median), then read by one thread with 1 MiB `read()`s "
+            f"({reads:.0f} per round) that look at every record: **{wall:.0f} records/s** "
+            f"of wall time, {cpu:.0f} records/s of the reader's CPU time (medians); "
+            f"{len(whole)} of {len(drains)} rounds received every record with nothing lost."]
+    best = max((float(kv["achieved_rate"]) for kv in lossless), default=0)
+    ok_read = wall >= 100000 and len(whole) == len(drains)
+    verdict = "met" if ok_read else "missed"
+    MISSED[(name, "rate")] = not ok_read
+    out += ["", f"- Target: at least 100,000 records/s reach the reader without loss with the "
+            f"default buffer: the read path **{verdict}** ({wall:.0f}/s); end to end "
+            f"{best:.0f}/s without loss, the most this run's generators produced (each "
+            "mapping is two system calls under TCG with the hook on one of them), so a "
+            "100,000/s stream could not be offered here end to end: the rates up to it "
+            "lost nothing."]
+    SUMMARY.setdefault(name, {})["rate"] = (f"read path {wall / 1000:.0f}k/s: {verdict}; "
+                                            f"end to end ≥ {best / 1000:.1f}k/s, no loss")
     return out
 
 
@@ -611,19 +711,27 @@ def main():
         body += mem_section(name, entries)
         body += hostile_section(name, entries)
         body += workload_section(name, entries)
+    cols = [("hot", "1. hot path: session over no module (per-round median)"),
+            ("vsperf", "1. session vs `perf record -e dummy -a` (target at most 1x)"),
+            ("vsbid", "1. session cost vs `--buildid-mmap`'s (target at most half)"),
+            ("reader", "1. reader's share of the session cost (target at most 25%)"),
+            ("hotidle", "idle: loaded, no session (hot)"),
+            ("exec", "2. exec: session over no module (target +2% or within noise)"),
+            ("execidle", "idle (exec)"),
+            ("parse", "3. parse cost per miss"),
+            ("latency", "3. mmap to reader, median / p99"),
+            ("rate", "4. throughput (target 100k records/s, no loss)"),
+            ("mem", "5. cache memory"),
+            ("crafted", "6. worst crafted file vs a miss"),
+            ("dump", "6. the big dump"),
+            ("workloads", "7. workloads, perf + mmap3 over perf alone (target +2%)")]
     out += ["### Summary", "",
-            "| kernel | 1. hot path: session vs no module (ratio of medians / per-round), target +5% "
-            "| idle: loaded, no session (hot) | session vs `--buildid-mmap` | 2. exec: session vs no module, "
-            "target +2% | idle (exec) | 3. parse cost per miss | 3. mmap to reader, "
-            "median / p99 | 4. highest lossless rate | 5. cache memory "
-            "| 6. worst crafted file vs a miss | 6. the big dump | 7. workloads, mmap3 over perf |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| kernel | " + " | ".join(c for _, c in cols) + " |",
+            "|---" * (len(cols) + 1) + "|"]
     for arg in sys.argv[1:]:
         name = arg.split("=", 1)[0]
         sm = SUMMARY.get(name, {})
-        out.append("| " + " | ".join([name] + [sm.get(k, "-") for k in (
-            "hot", "hotidle", "vsbid", "exec", "execidle", "parse", "latency", "rate",
-            "mem", "crafted", "dump", "workloads")]) + " |")
+        out.append("| " + " | ".join([name] + [sm.get(k, "-") for k, _ in cols]) + " |")
     out += ["", "\"Idle\" is what a loaded module costs without a session: its kprobe "
             "stays registered from load to unload (arming it per session crashed kernels "
             "under qemu, docs/design.md), and its handler returns at once; ratio of medians "
