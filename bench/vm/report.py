@@ -27,14 +27,16 @@ SUMMARY = {}       # kernel -> {column: text}
 MISSED = collections.defaultdict(bool)   # (kernel, bench) -> a target missed
 WHY = {
     "hot": "Where the cost is, per mapping: the kprobe on `perf_event_mmap` (ftrace-based "
-           "on 6.1+, an int3 trap on 5.10, where kernel/events has no ftrace sites), and "
+           "on 6.1+; on 5.10, where kernel/events has no ftrace sites, an optimized probe, "
+           "a jump to a trampoline that saves the registers, not an int3 trap: \"the run\" "
+           "above shows which), and "
            "the handler taking a reference on the file and the pids, one clock read and "
            "a per-CPU slot; the worker then resolves the build-id (a cache hit here) and "
            "writes the record, and `mmap3 record` converts it. `perf record -e dummy -a` "
            "writes its record from `perf_event_mmap` itself, with no trap and no second "
            "pass. What would close it: a hook that is not a kprobe (there is no tracepoint "
            "on this path), the reader consuming records in place (a mapped buffer, no copy "
-           "per `read()`), and on 5.10 a probe on an ftrace site.",
+           "per `read()`).",
     "exec": "Where a cost remains: an exec makes several executable mappings (the binary, "
             "ld.so, libc), each paying the hook's per-mapping cost described for the mmap "
             "hot path, while exec itself is short.",
@@ -694,6 +696,10 @@ def main():
                 f"{infos(info, 'mode') or '?'} run, `tests/vm/run` exit status "
                 f"{run.get('rc', '?')} after {run.get('seconds', '?')} s; "
                 f"perf: `{infos(info, 'perf') or '?'}`.",
+                f"- The module's kprobe, as `/sys/kernel/debug/kprobes/list` shows it: "
+                f"`{(infos(info, 'kprobe') or '?').replace(',', ' ')}` ([FTRACE]: called from "
+                "the function's ftrace site; [OPTIMIZED]: a jump to a trampoline; neither: "
+                "an int3 trap).",
                 "- `--buildid-mmap`: " + ("not supported on this kernel (perf: "
                                           f"\"{infos(info, 'reason').replace('_', ' ')}\")"
                                           if infos(info, "buildid_mmap") else "supported") + "."]
