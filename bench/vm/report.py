@@ -614,6 +614,13 @@ def hostile_section(name, entries):
         out += ["", f"- Worst crafted file: {worst:.2f}x a normal miss; target about 2x: "
                 f"**{verdict}**."]
         SUMMARY.setdefault(name, {})["crafted"] = f"{worst:.2f}x ({verdict})"
+        if verdict == "missed" and med.get("t", 0) / med["n"] > 2.0:
+            out.append("- The costliest file is the one of empty notes: the parser examines "
+                       "up to 65,536 notes (`MAX_NOTES`, lib/elf_buildid.c), and 64 KiB holds "
+                       "5,461 of 12 bytes, each copied from the window and checked. What would "
+                       "close it: a lower limit (real files carry a handful of notes before "
+                       "the build-id; 1,024 would end this file's walk at a fifth of it), or "
+                       "a budget on notes as the module has on reads and bytes.")
         for _, kv in results(entries, "costs"):
             out.append(f"- Parsed: {kv.get('limit')} files LIMIT, {kv.get('found')} FOUND.")
     for _, kv in results(entries, "dump"):
@@ -673,6 +680,12 @@ def workload_section(name, entries):
             cells.append("-")
         out.append(f"| {what} | " + " | ".join(cells) + " |")
     SUMMARY.setdefault(name, {})["workloads"] = "; ".join(verdicts) or "-"
+    if any("noise" in v or "missed" in v for v in verdicts):
+        out += ["", "- Where a workload's verdict is not \"met\": the rounds of one "
+                "configuration differ by more than the 2% asked (TCG, two vCPUs on a shared "
+                "host, and `perf record -a` itself a large share of each run), so four rounds do not resolve "
+                "2%. What would: more rounds (each costs about a minute and a half per "
+                "kernel), or a machine where KVM runs these kernels."]
     out.append("")
     return out
 
