@@ -290,10 +290,15 @@ def hot_targets(name, per, base, unsupported, unit, fmt):
         # no module, and then all of the session's cost counts as the
         # reader's (the reading that can only overstate the share).
         hook = max(cost["polled"], 0)
-        if se <= 0:
-            sm["reader"] = "n/a (no session cost)"
+        d = sorted(per["session"][r] - base[r] for r in per["session"] if r in base)
+        ci = median_interval(d)
+        if se <= 0 or (ci and ci[0] <= 0):
+            sm["reader"] = "not resolved (session cost within the noise)"
             out.append("- Target: the reader's share is at most a quarter of the session's "
-                       "cost: not resolved, the session cost nothing measurable here.")
+                       f"cost: **not resolved**: the session's own cost over no module, "
+                       f"{fmt(se)} {unit}" + (f" ({ci[2] * 100:.0f}% interval {fmt(ci[0])} "
+                                              f"to {fmt(ci[1])} {unit})" if ci else "") +
+                       ", is not told apart from nothing in this run, so no share of it is.")
         else:
             share = min(max(se - hook, 0) / se, 1)
             verdict = "met" if share <= 0.25 else "missed"
