@@ -521,7 +521,9 @@ def throughput_target(name, entries, lossless):
     wall = statistics.median(per_s(kv, "read_ns") for kv in drains)
     cpu = statistics.median(per_s(kv, "read_cpu_ns") for kv in drains)
     prod = statistics.median(int(kv["ops"]) * 1e9 / int(kv["produce_ns"]) for kv in drains)
-    whole = [kv for kv in drains if kv["received"] == kv["ops"] and kv["lost"] == "0"]
+    # More than asked is not a loss: the state dump at ENABLE also reports
+    # a mapping of the file another process still holds.
+    whole = [kv for kv in drains if int(kv["received"]) >= int(kv["ops"]) and kv["lost"] == "0"]
     reads = statistics.median(int(kv["reads"]) for kv in drains)
     out += ["", f"The read path alone ({len(drains)} rounds): {drains[0]['ops']} mappings made "
             "and flushed into the default 4 MiB buffer with nobody reading (hook and worker: "
