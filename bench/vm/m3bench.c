@@ -296,6 +296,36 @@ struct reader {
 	uint64_t lost;			/* sum of LOST records */
 };
 
+/* Count what @r looks for in the @n bytes of records read into @buf. */
+static void reader_scan(struct reader *r, const char *buf, ssize_t n)
+{
+	uint64_t now = now_ns();
+	ssize_t off;
+
+	for (off = 0; off < n;) {
+		const struct mmap3_record_header *h = (const void *)(buf + off);
+
+		if (h->type == MMAP3_RECORD_MMAP) {
+			const struct mmap3_record_mmap *m = (const void *)h;
+
+			if (r->match && !strcmp(m->path, r->match))
+				atomic_fetch_add(&r->mmaps, 1);
+			if (r->prefix && !strncmp(m->path, r->prefix, r->prefix_len)) {
+				long i = strtol(m->path + r->prefix_len, NULL, 10);
+
+				if (i >= 0 && i < r->nfiles && r->seen[i] < 2) {
+					int k = r->seen[i]++;
+
+					r->lat[k][r->nlat[k]++] = now - h->time;
+				}
+			}
+		} else if (h->type == MMAP3_RECORD_LOST) {
+			r->lost += ((const struct mmap3_record_lost *)h)->lost;
+		}
+		off += h->size;
+	}
+}
+
 static void *reader_fn(void *arg)
 {
 	struct reader *r = arg;
@@ -305,8 +335,7 @@ static void *reader_fn(void *arg)
 	if (!buf)
 		die("malloc");
 	for (;;) {
-		ssize_t n = read(r->fd, buf, size), off;
-		uint64_t now;
+		ssize_t n = read(r->fd, buf, size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -314,29 +343,7 @@ static void *reader_fn(void *arg)
 			die("read /dev/mmap3");
 		if (!n)
 			break;
-		now = now_ns();
-		for (off = 0; off < n;) {
-			struct mmap3_record_header *h = (void *)(buf + off);
-
-			if (h->type == MMAP3_RECORD_MMAP) {
-				struct mmap3_record_mmap *m = (void *)h;
-
-				if (r->match && !strcmp(m->path, r->match))
-					atomic_fetch_add(&r->mmaps, 1);
-				if (r->prefix && !strncmp(m->path, r->prefix, r->prefix_len)) {
-					long i = strtol(m->path + r->prefix_len, NULL, 10);
-
-					if (i >= 0 && i < r->nfiles && r->seen[i] < 2) {
-						int k = r->seen[i]++;
-
-						r->lat[k][r->nlat[k]++] = now - h->time;
-					}
-				}
-			} else if (h->type == MMAP3_RECORD_LOST) {
-				r->lost += ((struct mmap3_record_lost *)h)->lost;
-			}
-			off += h->size;
-		}
+		reader_scan(r, buf, n);
 	}
 	free(buf);
 	return NULL;
@@ -620,8 +627,8 @@ static int cmd_burst(const char *file, long ops, int threads, int argc, char **a
  * the two halves are timed apart: N mappings are made and flushed into
  * a buffer of BUFSZ with nobody reading (the worker's rate is what the
  * generator and MMAP3_IOC_FLUSH take), then one thread reads them all
- * with the tool's 1 MiB read()s and looks at every record, as the
- * reader_fn above does: its wall and CPU time per record.
+ * with the tool's 1 MiB read()s and looks at every record
+ * (reader_scan(), as reader_fn does): its wall and CPU time per record.
  */
 static int cmd_drain(const char *file, long n, uint64_t bufsz)
 {
@@ -660,7 +667,7 @@ static int cmd_drain(const char *file, long n, uint64_t bufsz)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	/* Everything is in the buffer: EAGAIN means it is empty. */
 	for (;;) {
-		ssize_t got = read(r.fd, buf, size), off;
+		ssize_t got = read(r.fd, buf, size);
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -671,16 +678,7 @@ static int cmd_drain(const char *file, long n, uint64_t bufsz)
 		if (!got)
 			break;
 		reads++;
-		for (off = 0; off < got;) {
-			struct mmap3_record_header *h = (void *)(buf + off);
-
-			if (h->type == MMAP3_RECORD_MMAP &&
-			    !strcmp(((struct mmap3_record_mmap *)h)->path, r.match))
-				atomic_fetch_add(&r.mmaps, 1);
-			else if (h->type == MMAP3_RECORD_LOST)
-				r.lost += ((struct mmap3_record_lost *)h)->lost;
-			off += h->size;
-		}
+		reader_scan(&r, buf, got);
 	}
 	t2 = now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
