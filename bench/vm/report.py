@@ -521,9 +521,9 @@ def throughput_target(name, entries, lossless):
     wall = statistics.median(per_s(kv, "read_ns") for kv in drains)
     cpu = statistics.median(per_s(kv, "read_cpu_ns") for kv in drains)
     prod = statistics.median(int(kv["ops"]) * 1e9 / int(kv["produce_ns"]) for kv in drains)
-    # More than asked is not a loss: the state dump of ENABLE, still walking
-    # processes when the mappings begin, reports one that is mapped as it
-    # looks (flagged MMAP3_MMAP_DUMP), as well as the live record.
+    # More than asked is not a loss: most likely the state dump of ENABLE,
+    # still walking processes when the mappings begin, reports one that is
+    # mapped as it looks, as well as the live record.
     whole = [kv for kv in drains if int(kv["received"]) >= int(kv["ops"]) and kv["lost"] == "0"]
     reads = statistics.median(int(kv["reads"]) for kv in drains)
     out += ["", f"The read path alone ({len(drains)} rounds): {drains[0]['ops']} mappings made "
