@@ -167,7 +167,7 @@ def path_section(name, info, entries, bench, title, unit_ns):
     if bench == "hot":
         out += hot_targets(name, per, base, unsupported, unit, fmt)
     elif "session" in per:
-        out += exec_target(name, per, base)
+        out += exec_target(name, per)
     # A loaded module keeps its kprobe registered without sessions: the
     # handler runs, finds no queues and returns.  What that costs.
     if "loaded" in ratios:
@@ -315,7 +315,7 @@ def hot_targets(name, per, base, unsupported, unit, fmt):
     return out
 
 
-def exec_target(name, per, base):
+def exec_target(name, per):
     """Issue #14: exec at most +2% over no module, or within the noise."""
     v = round_ratios(per, "session", "nomod")
     m = statistics.median(v)
