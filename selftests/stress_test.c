@@ -348,6 +348,15 @@ static int module_range(unsigned long *start, unsigned long *end)
 	return *start < *end ? 0 : -1;
 }
 
+/*
+ * An injector fails at most this many calls, counting down in its "times"
+ * file: what is left says how many it failed.
+ */
+#define FAULT_TIMES 1000000000L
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc"
+#define FAIL_FUNCTION "/sys/kernel/debug/fail_function"
+
 static void faults_set(const char *dir, const char *probability, unsigned long start,
 		       unsigned long end)
 {
@@ -358,7 +367,8 @@ static void faults_set(const char *dir, const char *probability, unsigned long s
 	snprintf(path, sizeof(path), "%s/interval", dir);
 	write_file(path, "1");
 	snprintf(path, sizeof(path), "%s/times", dir);
-	write_file(path, "-1");
+	snprintf(val, sizeof(val), "%ld", FAULT_TIMES);
+	write_file(path, val);
 	if (start) {
 		snprintf(path, sizeof(path), "%s/ignore-gfp-wait", dir);
 		write_file(path, "N");
@@ -383,26 +393,41 @@ static int faults_start(void)
 		fprintf(stderr, "# no address of mmap3's sections in /sys/module/mmap3/sections\n");
 		return -1;
 	}
-	faults_set("/sys/kernel/debug/failslab", "5", start, end);
-	faults_set("/sys/kernel/debug/fail_page_alloc", "5", start, end);
-	if (write_file("/sys/kernel/debug/fail_function/inject", "file_reader_read") ||
+	faults_set(FAILSLAB, "5", start, end);
+	faults_set(FAIL_PAGE_ALLOC, "5", start, end);
+	if (write_file(FAIL_FUNCTION "/inject", "file_reader_read") ||
 	    /* retval takes the value's bits in hex, as the kernel's documentation writes -EIO. */
-	    write_file("/sys/kernel/debug/fail_function/file_reader_read/retval",
-		       "0xfffffffffffffffb")) {
+	    write_file(FAIL_FUNCTION "/file_reader_read/retval", "0xfffffffffffffffb")) {
 		fprintf(stderr, "# fail_function: cannot inject file_reader_read: %s\n",
 			strerror(errno));
 		return -1;
 	}
-	faults_set("/sys/kernel/debug/fail_function", "10", 0, 0);
+	faults_set(FAIL_FUNCTION, "10", 0, 0);
 	return 0;
 }
 
 static void faults_stop(void)
 {
-	write_file("/sys/kernel/debug/failslab/probability", "0");
-	write_file("/sys/kernel/debug/fail_page_alloc/probability", "0");
-	write_file("/sys/kernel/debug/fail_function/probability", "0");
-	write_file("/sys/kernel/debug/fail_function/inject", "");
+	write_file(FAILSLAB "/probability", "0");
+	write_file(FAIL_PAGE_ALLOC "/probability", "0");
+	write_file(FAIL_FUNCTION "/probability", "0");
+	write_file(FAIL_FUNCTION "/inject", "");
+}
+
+/* How many calls the injector of @dir failed, or -1. */
+static long faults_injected(const char *dir)
+{
+	char path[128], val[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/times", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, val, sizeof(val) - 1);
+	close(fd);
+	return n > 0 ? FAULT_TIMES - strtol(val, NULL, 10) : -1;
 }
 
 static pid_t spawn(void (*fn)(int), int arg)
@@ -490,8 +515,18 @@ TEST_F_TIMEOUT(load, stress, 3600)
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nkids; i++)
 		waitpid(kids[i], NULL, 0);
-	if (faults)
+	if (faults) {
+		long slab = faults_injected(FAILSLAB), pages = faults_injected(FAIL_PAGE_ALLOC);
+		long reads = faults_injected(FAIL_FUNCTION);
+
 		faults_stop();
+		ksft_print_msg("injected: %ld slab allocations, %ld page allocations, %ld file reads failed\n",
+			       slab, pages, reads);
+		/* A filter or a setting that no longer matches fails nothing. */
+		EXPECT_LT(0, slab);
+		EXPECT_LT(0, pages);
+		EXPECT_LT(0, reads);
+	}
 
 	for (w = 0; w < 2; w++) {
 		struct watcher *x = &watchers[w];
