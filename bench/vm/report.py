@@ -623,12 +623,11 @@ def hostile_section(name, entries):
                 f"**{verdict}**."]
         SUMMARY.setdefault(name, {})["crafted"] = f"{worst:.2f}x ({verdict})"
         if verdict == "missed" and med.get("t", 0) / med["n"] > 2.0:
-            out.append("- The costliest file is the one of empty notes: the parser examines "
-                       "up to 65,536 notes (`MAX_NOTES`, lib/elf_buildid.c), and 64 KiB holds "
-                       "5,461 of 12 bytes, each copied from the window and checked. What would "
-                       "close it: a lower limit (real files carry a handful of notes before "
-                       "the build-id; 1,024 would end this file's walk at a fifth of it), or "
-                       "a budget on notes as the module has on reads and bytes.")
+            out.append("- The costliest file is the one of empty notes: 64 KiB holds 5,461 "
+                       "of 12 bytes, and the parser copies each from the window and checks it "
+                       "until its limit (`MAX_NOTES`, lib/elf_buildid.c). What would close it: "
+                       "a lower limit (real files carry a handful of notes before the "
+                       "build-id), or a budget on notes as the module has on reads and bytes.")
         for _, kv in results(entries, "costs"):
             out.append(f"- Parsed: {kv.get('limit')} files LIMIT, {kv.get('found')} FOUND.")
     for _, kv in results(entries, "dump"):

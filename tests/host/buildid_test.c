@@ -434,6 +434,23 @@ static void test_hostile_notes(void)
 	CHECK(bid.status == MMAP3_BUILDID_LIMIT, "87381 empty notes: stops at the limit");
 	free(e.buf);
 
+	/* The limit, 1024 notes: the build-id as the 1024th is found. */
+	for (int before = 1023; before <= 1024; before++) {
+		uint64_t end;
+
+		e = new_elf(1, 0, 1, 0);
+		put(&e, 256 + 12 * before - 1, 0, 1);
+		end = add_buildid(&e, 256 + 12 * before, ID, 20, 4);
+		add_ph(&e, 0, 4, 256, end - 256, 4);
+		parse(&e, e.size, &bid);
+		if (before == 1023)
+			CHECK(has_id(&bid, 20), "the build-id after 1023 empty notes: found");
+		else
+			CHECK(bid.status == MMAP3_BUILDID_LIMIT && bid.offset == 256 + 12 * 1024,
+			      "after 1024: over the limit, at the 1025th note");
+		free(e.buf);
+	}
+
 	/* Program header entry size too small. */
 	e = new_elf(1, 0, 1, 0);
 	put(&e, 54, 16, 2);
