@@ -90,15 +90,16 @@ static bool same_entry(const struct side_writer *s, size_t off, uint16_t cpumode
 }
 
 /* Is the entry there already?  Each record asks: O(1) but for equal hashes. */
-static bool seen_find(const struct side_writer *s, uint64_t h, uint16_t cpumode,
+static bool seen_find(struct side_writer *s, uint64_t h, uint16_t cpumode,
 		      const char *name, size_t len, const struct mmap3_build_id *bid)
 {
 	size_t i;
 
+	s->seen_lookups++;
 	if (!s->seen_cap)
 		return false;
 	for (i = h & (s->seen_cap - 1); s->seen[i].hash; i = (i + 1) & (s->seen_cap - 1))
-		if (s->seen[i].hash == h && same_entry(s, s->seen[i].off, cpumode, name, len, bid))
+		if (++s->seen_probes, s->seen[i].hash == h && same_entry(s, s->seen[i].off, cpumode, name, len, bid))
 			return true;
 	return false;
 }

@@ -33,6 +33,8 @@ struct side_writer {
 		size_t off;		/* of the entry in the table */
 	} *seen;
 	size_t seen_len, seen_cap;	/* cap: a power of two */
+	/* A lookup's cost, counted for the tests: lookups, slots walked. */
+	size_t seen_lookups, seen_probes;
 	struct side_stats stats;
 	/* Where modules' .ko files are looked for; NULL: not looked for. */
 	struct kmod_index *kmods;
