@@ -206,12 +206,16 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 		snprintf(path, sizeof(path), DIR "/plain%d", i);
 		ASSERT_NE(MAP_FAILED, map_exec(path));
 	}
+	/*
+	 * Each call below returns while the read still hangs (the daemon
+	 * answers only when it dies, at the end), so it did not wait for
+	 * it; one that did would never return and fail the harness's
+	 * timeout.  How long each took is printed, not judged: that is
+	 * a benchmark's, not a test's, on a shared machine.
+	 */
 	t = now_s();
 	ASSERT_EQ(0, flush_and_read(fd, &r));
-	t = now_s() - t;
-	EXPECT_GT(3.0, t) {
-		TH_LOG("FLUSH took %.1f s", t);
-	}
+	TH_LOG("FLUSH took %.1f s with a read hanging", now_s() - t);
 	for (i = 0; i < 8; i++) {
 		snprintf(path, sizeof(path), DIR "/plain%d", i);
 		m = find_mmap(&r, getpid(), path, 0);
@@ -239,7 +243,9 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 	t = now_s();
 	ASSERT_EQ(0, ioctl(fd2, MMAP3_IOC_ENABLE));
 	ASSERT_EQ(0, read_dump(fd2, &r2));
-	EXPECT_GT(3.0, now_s() - t);
+	TH_LOG("ENABLE and its dump took %.1f s with a read hanging", now_s() - t);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LE(1, st.reads_in_flight);
 	m = find_mmap(&r2, holder, DIR "/mnt/slow", 1);
 	ASSERT_NE(NULL, m);
 	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
@@ -249,14 +255,16 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 
 	t = now_s();
 	EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LE(1, st.reads_in_flight);
 	close(fd);
 	close(fd2);
-	EXPECT_GT(3.0, now_s() - t);
-	/* The stuck read holds the module: rmmod says so at once. */
+	TH_LOG("DISABLE and close took %.1f s with a read hanging", now_s() - t);
+	/* The stuck read holds the module: rmmod says so, not waiting for it. */
 	t = now_s();
 	EXPECT_EQ(-1, unload_mmap3());
 	EXPECT_TRUE(errno == EWOULDBLOCK || errno == EBUSY);
-	EXPECT_GT(1.0, now_s() - t);
+	TH_LOG("rmmod took %.1f s to say EBUSY", now_s() - t);
 
 	kill(holder, SIGKILL);
 	waitpid(holder, NULL, 0);
