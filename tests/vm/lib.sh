@@ -55,3 +55,16 @@ cache_lock()
 	exec {_lockfd}>"$MMAP3_CACHE/locks/$1"
 	flock "$_lockfd"
 }
+
+# now_ms: the wall clock in milliseconds, for the time a step took.
+now_ms()
+{
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((t / 1000))
+}
+
+# seconds MS: MS milliseconds as seconds with one decimal.
+seconds()
+{
+	printf '%d.%d\n' $(($1 / 1000)) $(($1 % 1000 / 100))
+}
