@@ -13,6 +13,13 @@
 #                       the host's tests/vm/perf7); every check that reads
 #                       a file with perf runs once with each
 #   tap_perf_label PERF "perf 6.1", "perf 7.2": names which perf judged
+#   tap_program STEP CMD...
+#                       in a test VM: run a test program that prints TAP,
+#                       between "# program STEP" and "# exit STATUS S STEP"
+#                       (S: its seconds, from the guest's uptime, which TCG
+#                       keeps with the host's clock); returns non-zero if
+#                       it failed.  The host's tap_unreported (tests/vm/
+#                       lib.sh) turns a failure without "not ok" into one
 
 tap_n=0
 tap_failed=0
@@ -43,6 +50,26 @@ tap_done()
 	rm -f "$tap_log"
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
+}
+
+tap_program()
+{
+	local step=$1 t0 t1 st
+	shift
+	echo "# program $step"
+	t0=$(tap_uptime_cs)
+	"$@"
+	st=$?
+	t1=$(tap_uptime_cs)
+	printf '# exit %d %d.%02d %s\n' "$st" $(((t1 - t0) / 100)) $(((t1 - t0) % 100)) "$step"
+	[ "$st" -eq 0 ]
+}
+
+tap_uptime_cs()
+{
+	local up rest
+	read -r up rest </proc/uptime
+	echo "${up%.*}${up#*.}"
 }
 
 tap_perfs()

@@ -56,6 +56,21 @@ cache_lock()
 	flock "$_lockfd"
 }
 
+# tap_unreported LOG: a TAP "not ok" line for each program of a guest's
+# LOG (tap_program, tests/lib/tap.sh) that failed without printing one:
+# one that crashed.  Status 4 is kselftest's "skipped".
+tap_unreported()
+{
+	tr -d '\r' <"$1" | awk '
+		/^# program / { reported = 0 }
+		/^not ok/ { reported = 1 }
+		/^# exit [0-9]+ [0-9.]+ / && $3 != 0 && $3 != 4 && !reported {
+			step = $0
+			sub(/^# exit [0-9]+ [0-9.]+ /, "", step)
+			printf "not ok - %s exited with status %d and reported no failure\n", step, $3
+		}'
+}
+
 # now_ms: the wall clock in milliseconds, for the time a step took.
 now_ms()
 {
