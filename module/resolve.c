@@ -278,7 +278,7 @@ static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
 	list_splice_init(&sr->waiters, live);
 }
 
-/* Emit the live waiters taken with @bid; wake flushes and drains. */
+/* Emit the live waiters taken with @bid; wake their readers, flushes and drains. */
 static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 		       const struct mmap3_build_id *bid, const struct mmap3_inode_state *st)
 {
@@ -293,6 +293,8 @@ static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 		kfree(p);
 		n++;
 	}
+	if (n)
+		mmap3_sink_wake_readers();
 	spin_lock(&slow_lock);
 	nr_serving -= n;
 	spin_unlock(&slow_lock);

@@ -330,6 +330,23 @@ void mmap3_sink_wake(void)
 	mutex_unlock(&sink_lock);
 }
 
+/*
+ * Records delivered outside the worker's batch: their readers are woken
+ * now, or they would sleep until an unrelated mapping comes.  The hook's
+ * losses are left to the batch, which counts them after the records of
+ * what it had queued.
+ */
+void mmap3_sink_wake_readers(void)
+{
+	struct mmap3_output *out;
+
+	mutex_lock(&sink_lock);
+	list_for_each_entry(out, &sink_outputs, node)
+		if (out->wake_pending)
+			mmap3_output_wake(out);
+	mutex_unlock(&sink_lock);
+}
+
 void mmap3_sink_queue_lost(void)
 {
 	atomic64_inc(&sink_queue_lost);

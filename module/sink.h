@@ -55,14 +55,16 @@ u64 mmap3_output_time(const struct mmap3_output *out, const struct mmap3_time *t
  * Producers, live records: to every attached output that wants them.
  * mmap3_sink_wants() tells, before any work is spent on the event,
  * whether one does (RCU, no lock).  Readers are woken by
- * mmap3_sink_wake() at the end of a batch, which also counts the hook's
- * queue losses.
+ * mmap3_sink_wake() at the end of the worker's batch, which also counts
+ * the hook's queue losses, and by mmap3_sink_wake_readers() after
+ * records no batch delivers (a slow read's, a deadline's).
  */
 bool mmap3_sink_any(void);
 bool mmap3_sink_wants(const struct mmap3_event *ev);
 void mmap3_sink_mmap(const struct mmap3_event *ev, struct mmap3_record_mmap *rec);
 void mmap3_sink_module(struct mmap3_record_module *rec, const struct mmap3_time *t);
 void mmap3_sink_wake(void);
+void mmap3_sink_wake_readers(void);
 /* The hook's queue was full: NMI-safe. */
 void mmap3_sink_queue_lost(void);
 u64 mmap3_sink_queue_lost_count(void);

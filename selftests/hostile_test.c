@@ -273,6 +273,65 @@ TEST(fuse_read_that_never_ends_stalls_nothing)
 	records_free(&r2);
 }
 
+/*
+ * A reader blocked in poll() is woken for a record that no worker batch
+ * delivers: the TIMEOUT of a mapping whose read hangs comes from the
+ * deadline's work, and the session's filter lets no other mapping in.
+ * Left asleep, the reader would wait for an unrelated mapping, for ever
+ * here; poll()'s bound, fifteen times the deadline, only turns that into
+ * a failure.
+ */
+TEST(blocked_reader_is_woken_for_a_deadline_record)
+{
+	struct pollfd pfd;
+	struct records r = { };
+	struct mmap3_record_mmap *m;
+	int go[2], fd;
+	pid_t daemon, c;
+	double t;
+	char x;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/slow", 1, 0, 0x5b, 20, 256, NULL));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+	ASSERT_EQ(0, pipe(go));
+	c = fork_child();
+	if (c == 0) {
+		close(go[1]);
+		if (read(go[0], &x, 1) != 1 || map_exec(DIR "/mnt/slow") == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_LT(0, c);
+	close(go[0]);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &c));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	t = now_s();
+	EXPECT_EQ(1, poll(&pfd, 1, 15000));
+	TH_LOG("woken after %.2f s", now_s() - t);
+	ASSERT_EQ(0, read_available(fd, &r));
+	m = find_mmap(&r, c, DIR "/mnt/slow", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_TIMEOUT, m->build_id.status);
+
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	close(go[1]);
+	close(fd);
+	records_free(&r);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+}
+
 /* A child that maps @path @n times and stays; its pid. */
 static pid_t map_and_stay(const char *path, int n, const char *last)
 {
