@@ -210,7 +210,7 @@ static bool session_readable(struct mmap3_session *s)
 /*
  * Whole records; EINVAL if the next one does not fit in @count; 0 once
  * the session is disabled and drained (a LOST record for what it lost
- * last comes before).
+ * last comes before).  Before the first ENABLE it waits, as for records.
  */
 static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
@@ -227,7 +227,7 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 		head = mmap3_ring_head(ring, &tail);
 		if (head != tail)
 			break;
-		if (!READ_ONCE(s->enabled)) {
+		if (READ_ONCE(s->ended) && !READ_ONCE(s->enabled)) {
 			mmap3_output_flush_lost(&s->out);
 			head = mmap3_ring_head(ring, &tail);
 			ret = 0;
@@ -240,7 +240,7 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 			goto out;
 		ret = -ERESTARTSYS;
 		if (wait_event_interruptible(s->out.wait, session_readable(s) ||
-					     !READ_ONCE(s->enabled)))
+					     (READ_ONCE(s->ended) && !READ_ONCE(s->enabled))))
 			goto out;
 	}
 
@@ -271,8 +271,9 @@ static __poll_t mmap3_poll(struct file *file, struct poll_table_struct *wait)
 	poll_wait(file, &s->out.wait, wait);
 	if (session_readable(s))
 		return EPOLLIN | EPOLLRDNORM;
-	if (!READ_ONCE(s->enabled))
-		return EPOLLHUP;
+	/* Ended: a read has a last LOST record to give, then the end. */
+	if (READ_ONCE(s->ended) && !READ_ONCE(s->enabled))
+		return READ_ONCE(s->out.ring.lost_pending) ? EPOLLIN | EPOLLRDNORM : EPOLLHUP;
 	return 0;
 }
 

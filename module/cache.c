@@ -26,13 +26,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/iversion.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
@@ -74,12 +75,18 @@ static unsigned int cache_count;
 
 static atomic64_t stat_evictions, stat_invalidations;
 
+/*
+ * A FUSE daemon chooses its inode numbers and generations: chains are
+ * keyed by a secret, so no one can choose files that share a bucket.
+ */
+static siphash_key_t cache_key;
+
 static struct hlist_head *cache_bucket(const struct inode *inode)
 {
-	u64 key = (u64)inode->i_ino ^ (unsigned long)inode->i_sb ^
-		  ((u64)inode->i_generation << 32);
+	u64 h = siphash_3u64(inode->i_ino, (unsigned long)inode->i_sb, inode->i_generation,
+			     &cache_key);
 
-	return &cache_hash[hash_min(key, cache_bits)];
+	return &cache_hash[h & ((1U << cache_bits) - 1)];
 }
 
 static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inode)
@@ -226,6 +233,7 @@ int mmap3_cache_init(void)
 {
 	unsigned int i;
 
+	get_random_bytes(&cache_key, sizeof(cache_key));
 	cache_bits = MMAP3_CACHE_BITS_MIN;
 	while (cache_bits < MMAP3_CACHE_BITS_MAX && (1U << cache_bits) < cache_entries)
 		cache_bits++;

@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Captured files: with MMAP3_FILTER_CAPTURE, a session keeps a reference
- * to the mapped file of each build-id it sees for the first time and
- * hands out its bytes by handle, so the tool can store the exact binary
- * that was mapped even after it was replaced or deleted.
+ * Captured files: with MMAP3_FILTER_CAPTURE, a session keeps what opens
+ * the mapped file again (its path and inode, never the mapper's struct
+ * file) for each build-id it sees for the first time, and hands out its
+ * bytes by handle, so the tool can store the exact binary that was
+ * mapped even after it was replaced or deleted.
  *
- * Bytes go only to whom could read them: the file is opened anew (never
- * the mapper's struct file) with the opener's credentials, checked with
- * the kernel's permission check for reading, and read as the opener.  An
- * execute-only binary run by anyone is not readable through a session of
- * an opener who may not read it, nor through its file descriptor passed
- * on.  Both happen in the reader's ioctl, never in the worker: an open or
- * a permission check may wait on the filesystem.
+ * Bytes go only to whom could read them, and no more widely than
+ * /proc/PID/map_files would: a handle is offered only if the opener may
+ * read the mapping process's files (ptrace_may_access(), asked when the
+ * mapping is seen, kapi.c); the file is opened anew with the opener's
+ * credentials, checked with the kernel's permission check for reading,
+ * and read as the opener.  An execute-only binary, another user's memfd
+ * (mode 0777) or a file under another user's private directory are not
+ * readable through a session of an opener who may not read them, nor
+ * through its file descriptor passed on.
+ *
+ * The open, the check and the reads happen in a work item, never in the
+ * worker and never in the caller's ioctl: each may wait on the
+ * filesystem.  The ioctl waits for it read_timeout_ms at most
+ * (ETIMEDOUT); a read still stuck then keeps its work item, its handle
+ * answers ETIMEDOUT at once until it ends, and a session has at most
+ * CAPTURE_STUCK_MAX of them (EAGAIN beyond).  Bytes all in the page cache
+ * of a file already opened are copied in the ioctl, without I/O.
  *
  * The set of build-ids a session remembers as offered is bounded
  * (capture_ids); the oldest released ones are forgotten first, and a
@@ -19,15 +30,22 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/jhash.h>
 #include <linux/module.h>
+#include <linux/random.h>
+#include <linux/refcount.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "capture.h"
+#include "internal.h"
+#include "kapi.h"
 #include "wrapper/fs.h"
+#include "wrapper/mm.h"
 #include "wrapper/slab.h"
 
 static unsigned int capture_ids = 16384;
@@ -35,10 +53,19 @@ module_param(capture_ids, uint, 0444);
 MODULE_PARM_DESC(capture_ids,
 		 "Build-ids a capturing session remembers as offered (at least 2 * 4096; default 16384)");
 
+/* Reads of a session stuck in their filesystem past the deadline. */
+#define CAPTURE_STUCK_MAX	4
+
+/* Capture reads: up to CAPTURE_STUCK_MAX stuck per session, and one each in flight. */
+static struct workqueue_struct *capture_wq;
+/* Users choose build-ids: their hash chains are keyed by a secret. */
+static siphash_key_t id_key;
+
 /* A file held for a handle. */
 struct mmap3_captured {
-	struct file *mapped;		/* the mapper's, to open it again */
-	struct file *readable;		/* ours, opened as the opener; or NULL */
+	struct mmap3_file_id id;	/* the mapped file, to open it again */
+	struct file *readable;		/* ours, opened as the opener and checked; or NULL */
+	u64 gen;			/* tells apart a handle's successive files */
 };
 
 /* A build-id the session has offered. */
@@ -50,6 +77,26 @@ struct seen_id {
 	u8 data[MMAP3_BUILD_ID_SIZE_MAX];
 };
 
+/*
+ * A read of a captured file, in a work item.  Its references are its
+ * own: it may outlive the ioctl that asked for it, and the session.
+ */
+struct capture_req {
+	struct work_struct work;
+	struct completion done;
+	refcount_t ref;			/* the asker's, the work's, ->stuck's */
+	struct list_head node;		/* in ->stuck once its asker gave up */
+	u32 handle;
+	u64 gen;
+	struct file *file;		/* the opener's open, or NULL: open @id */
+	struct mmap3_file_id id;
+	const struct cred *cred;	/* the opener's */
+	void *buf;
+	size_t len;
+	loff_t pos;
+	ssize_t ret;
+};
+
 void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred)
 {
 	mutex_init(&c->lock);
@@ -57,14 +104,17 @@ void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred)
 	xa_init_flags(&c->handles, XA_FLAGS_ALLOC1);
 	hash_init(c->seen);
 	INIT_LIST_HEAD(&c->seen_order);
+	INIT_LIST_HEAD(&c->stuck);
 	c->held = 0;
 	c->nr_seen = 0;
+	c->gen = 0;
 	c->refused = 0;
+	c->denied = 0;
 }
 
 static u32 id_hash(const u8 *data, u8 size)
 {
-	return jhash(data, size, size);
+	return siphash(data, size, &id_key);
 }
 
 static struct seen_id *find_id(struct mmap3_capture *c, const struct mmap3_build_id *bid)
@@ -105,11 +155,11 @@ static void captured_free(struct mmap3_captured *f)
 {
 	if (f->readable)
 		fput(f->readable);
-	fput(f->mapped);
+	mmap3_file_id_put(&f->id);
 	kfree(f);
 }
 
-u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file,
+u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid)
 {
 	struct mmap3_captured *f = NULL;
@@ -121,18 +171,26 @@ u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file,
 	mutex_lock(&c->lock);
 	if (find_id(c, bid))
 		goto out;
+	/*
+	 * Not remembered as offered: a later mapping by a process the
+	 * opener may read is offered it.
+	 */
+	if (!mmap3_may_read_task(c->cred, tgid)) {
+		c->denied++;
+		goto out;
+	}
 	if (c->held >= MMAP3_CAPTURE_MAX || !make_room(c))
 		goto refused;
-	e = kzalloc_obj(*e);
-	f = kzalloc_obj(*f);
+	e = kzalloc_obj(*e, GFP_KERNEL_ACCOUNT);
+	f = kzalloc_obj(*f, GFP_KERNEL_ACCOUNT);
 	if (!e || !f)
 		goto refused;
-	f->mapped = get_file(file);
-	if (xa_alloc(&c->handles, &handle, f, xa_limit_32b, GFP_KERNEL)) {
-		fput(file);
+	if (xa_alloc(&c->handles, &handle, f, xa_limit_32b, GFP_KERNEL_ACCOUNT)) {
 		handle = 0;
 		goto refused;
 	}
+	mmap3_file_id_get(&f->id, file);
+	f->gen = ++c->gen;
 	e->handle = handle;
 	e->size = bid->size;
 	memcpy(e->data, bid->data, bid->size);
@@ -198,81 +256,198 @@ int mmap3_capture_release(struct mmap3_capture *c, u32 handle)
 	return ret;
 }
 
-/*
- * Our own open of the file behind @handle, as the opener, once the
- * kernel says the opener may read it.  Outside ->lock: the open and the
- * check may wait on the filesystem.
- */
-static struct file *readable_file(struct mmap3_capture *c, u32 handle)
+static void req_put(struct capture_req *req)
 {
-	struct mmap3_captured *f;
-	struct file *mapped, *file;
-	const struct cred *old;
-	unsigned int tries = 0;
-	bool same;
+	if (!refcount_dec_and_test(&req->ref))
+		return;
+	if (req->file)
+		fput(req->file);
+	if (req->id.inode)
+		mmap3_file_id_put(&req->id);
+	put_cred(req->cred);
+	kvfree(req->buf);
+	kfree(req);
+	/* Last: module exit waits for the work to return (destroy_workqueue()). */
+	module_put(THIS_MODULE);
+}
+
+/* Our own open of @req's file as the opener, once the kernel says it may read it. */
+static struct file *open_checked(struct capture_req *req)
+{
+	struct file *file = mmap3_file_id_open(&req->id, req->cred);
 	int ret;
 
-again:
-	mutex_lock(&c->lock);
-	f = xa_load(&c->handles, handle);
-	file = f && f->readable ? get_file(f->readable) : NULL;
-	mapped = f && !file ? get_file(f->mapped) : NULL;
-	mutex_unlock(&c->lock);
-	if (file)
-		return file;
-	if (!mapped)
-		return ERR_PTR(-ENOENT);
-
-	file = mmap3_open_private(&mapped->f_path, c->cred);
 	if (IS_ERR(file))
-		goto out;
-	old = override_creds(c->cred);
+		return file;
 	ret = file_permission(file, MAY_READ);
-	revert_creds(old);
 	if (ret) {
 		fput(file);
-		file = ERR_PTR(ret);
-		goto out;
+		return ERR_PTR(ret);
 	}
-
-	/*
-	 * The handle may have been released and given to another file
-	 * meanwhile (@mapped, still held, keeps its address from being
-	 * reused): then this open is of the wrong file.
-	 */
-	mutex_lock(&c->lock);
-	f = xa_load(&c->handles, handle);
-	same = f && f->mapped == mapped;
-	if (same && !f->readable)
-		f->readable = get_file(file);
-	mutex_unlock(&c->lock);
-	if (!same) {
-		fput(file);
-		fput(mapped);
-		if (++tries < 3)
-			goto again;
-		return ERR_PTR(-EAGAIN);
-	}
-out:
-	fput(mapped);
 	return file;
+}
+
+static void capture_read_work(struct work_struct *work)
+{
+	struct capture_req *req = container_of(work, struct capture_req, work);
+	const struct cred *old = override_creds(req->cred);
+	loff_t pos = req->pos;
+
+	if (!req->file) {
+		struct file *file = open_checked(req);
+
+		if (IS_ERR(file))
+			req->ret = PTR_ERR(file);
+		else
+			req->file = file;
+	}
+	if (req->file)
+		req->ret = kernel_read(req->file, req->buf, req->len, &pos);
+	revert_creds(old);
+	complete(&req->done);
+	req_put(req);
+}
+
+/* Under ->lock: let go of the stuck reads that ended; how many are left. */
+static unsigned int prune_stuck(struct mmap3_capture *c)
+{
+	struct capture_req *req, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(req, tmp, &c->stuck, node) {
+		if (completion_done(&req->done)) {
+			list_del(&req->node);
+			req_put(req);
+		} else {
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Under ->lock: is a read of @handle stuck? */
+static bool handle_stuck(struct mmap3_capture *c, u32 handle, u64 gen)
+{
+	struct capture_req *req;
+
+	list_for_each_entry(req, &c->stuck, node)
+		if (req->handle == handle && req->gen == gen)
+			return true;
+	return false;
+}
+
+/*
+ * Bytes of the file the opener opened already, from the page cache
+ * alone: @len of them (or up to the end of the file), else -EAGAIN.
+ */
+static ssize_t read_cached(struct file *file, void *buf, size_t len, loff_t pos)
+{
+	loff_t size = i_size_read(file_inode(file));
+	long n;
+
+	if (pos >= size)
+		return 0;
+	len = min_t(loff_t, len, size - pos);
+	n = mmap3_page_cache_copy(file->f_mapping, buf, len, pos);
+	return n < 0 ? n : len;
 }
 
 ssize_t mmap3_capture_read(struct mmap3_capture *c, u32 handle, void *buf, size_t len,
 			   loff_t pos)
 {
-	const struct cred *old;
-	struct file *file;
-	ssize_t n;
+	struct capture_req *req;
+	struct mmap3_captured *f;
+	struct file *file = NULL;
+	ssize_t ret;
+	long left;
 
-	file = readable_file(c, handle);
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	old = override_creds(c->cred);
-	n = kernel_read(file, buf, len, &pos);
-	revert_creds(old);
-	fput(file);
-	return n;
+	req = kzalloc_obj(*req, GFP_KERNEL_ACCOUNT);
+	if (!req)
+		return -ENOMEM;
+	mutex_lock(&c->lock);
+	f = xa_load(&c->handles, handle);
+	if (!f) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	if (f->readable) {
+		u64 gen = f->gen;
+
+		file = get_file(f->readable);
+		mutex_unlock(&c->lock);
+		ret = read_cached(file, buf, len, pos);
+		if (ret != -EAGAIN) {
+			fput(file);
+			kfree(req);
+			return ret;
+		}
+		mutex_lock(&c->lock);
+		f = xa_load(&c->handles, handle);
+		if (!f || f->gen != gen) {
+			/* Released meanwhile, perhaps given to another file. */
+			ret = -ENOENT;
+			goto unlock;
+		}
+	}
+	if (handle_stuck(c, handle, f->gen)) {
+		ret = -ETIMEDOUT;
+		goto unlock;
+	}
+	if (prune_stuck(c) >= CAPTURE_STUCK_MAX) {
+		ret = -EAGAIN;
+		goto unlock;
+	}
+	ret = -ENOMEM;
+	req->buf = kvmalloc(len ? len : 1, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!req->buf || !try_module_get(THIS_MODULE))
+		goto unlock;
+	INIT_WORK(&req->work, capture_read_work);
+	init_completion(&req->done);
+	/* The asker's and the work's. */
+	refcount_set(&req->ref, 2);
+	req->handle = handle;
+	req->gen = f->gen;
+	req->file = file;
+	file = NULL;
+	if (!req->file) {
+		req->id = f->id;
+		path_get(&req->id.path);
+		ihold(req->id.inode);
+	}
+	req->cred = get_cred(c->cred);
+	req->len = len;
+	req->pos = pos;
+	mutex_unlock(&c->lock);
+
+	queue_work(capture_wq, &req->work);
+	left = wait_for_completion_killable_timeout(&req->done,
+						    msecs_to_jiffies(mmap3_read_timeout_ms));
+	mutex_lock(&c->lock);
+	if (left <= 0) {
+		/* ->stuck takes the asker's reference. */
+		list_add_tail(&req->node, &c->stuck);
+		mutex_unlock(&c->lock);
+		return left < 0 ? left : -ETIMEDOUT;
+	}
+	ret = req->ret;
+	if (ret > 0)
+		memcpy(buf, req->buf, ret);
+	/* Keep the open for the next reads, if the handle is still its file's. */
+	f = xa_load(&c->handles, handle);
+	if (ret >= 0 && f && f->gen == req->gen && !f->readable)
+		f->readable = get_file(req->file);
+	mutex_unlock(&c->lock);
+	req_put(req);
+	return ret;
+
+unlock:
+	mutex_unlock(&c->lock);
+	if (file)
+		fput(file);
+	if (req->buf)
+		kvfree(req->buf);
+	kfree(req);
+	return ret;
 }
 
 u64 mmap3_capture_memory(struct mmap3_capture *c)
@@ -283,13 +458,30 @@ u64 mmap3_capture_memory(struct mmap3_capture *c)
 
 void mmap3_capture_destroy(struct mmap3_capture *c)
 {
-	struct seen_id *e, *tmp;
+	struct capture_req *req, *tmp;
+	struct seen_id *e, *etmp;
 	struct mmap3_captured *f;
 	unsigned long handle;
 
+	/* A stuck read ends on its own, holding what it reads. */
+	list_for_each_entry_safe(req, tmp, &c->stuck, node)
+		req_put(req);
 	xa_for_each(&c->handles, handle, f)
 		captured_free(f);
 	xa_destroy(&c->handles);
-	list_for_each_entry_safe(e, tmp, &c->seen_order, order)
+	list_for_each_entry_safe(e, etmp, &c->seen_order, order)
 		kfree(e);
+}
+
+int mmap3_capture_module_init(void)
+{
+	get_random_bytes(&id_key, sizeof(id_key));
+	capture_wq = alloc_workqueue("mmap3_capture", WQ_UNBOUND, 0);
+	return capture_wq ? 0 : -ENOMEM;
+}
+
+/* Every session is closed; stuck reads held the module. */
+void mmap3_capture_module_exit(void)
+{
+	destroy_workqueue(capture_wq);
 }

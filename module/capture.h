@@ -23,28 +23,39 @@ struct mmap3_capture {
 	DECLARE_HASHTABLE(seen, 10);	/* build-ids offered, by id */
 	struct list_head seen_order;	/* the same, oldest first */
 	unsigned int nr_seen;
-	u64 refused;			/* first-seen ids given no handle */
+	u64 gen;			/* files given handles, ever */
+	struct list_head stuck;		/* reads past their deadline, not yet ended */
+	u64 refused;			/* first-seen ids given no handle: no room */
+	u64 denied;			/* ... the opener may not read the mapper's files */
 };
 
 void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred);
 void mmap3_capture_destroy(struct mmap3_capture *c);
 
 /*
- * Offer @file, mapped with build-id @bid: a new handle if the id is new
- * to the session and there is room, else 0.
+ * Offer @file, mapped by process @tgid with build-id @bid: a new handle
+ * if the id is new to the session, the opener may read @tgid's files
+ * (as /proc/PID/map_files requires) and there is room, else 0.  May
+ * sleep.
  */
-u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file,
+u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid);
 /* The record carrying @handle was lost: forget the id, so it is offered again. */
 void mmap3_capture_withdraw(struct mmap3_capture *c, u32 handle);
 /*
  * Read up to @len bytes at @pos of the file behind @handle into @buf,
- * as the opener: -EACCES if it could not read the file itself.
+ * as the opener: -EACCES if it could not read the file itself,
+ * -ETIMEDOUT if its filesystem did not answer within read_timeout_ms
+ * (or still has not), -EAGAIN if too many of the session's reads are
+ * stuck so.
  */
 ssize_t mmap3_capture_read(struct mmap3_capture *c, u32 handle, void *buf, size_t len,
 			   loff_t pos);
 int mmap3_capture_release(struct mmap3_capture *c, u32 handle);
 /* Bytes of bookkeeping the session holds. */
 u64 mmap3_capture_memory(struct mmap3_capture *c);
+
+int mmap3_capture_module_init(void);
+void mmap3_capture_module_exit(void);
 
 #endif /* MMAP3_CAPTURE_H */

@@ -7,15 +7,20 @@
  * hundreds of thousands of mappings fit any buffer; live records flow
  * beside it (the session is attached first, so nothing falls between).
  *
- * Processes are those of the session's pid namespace, pinned by pid; for
+ * Processes are those of the session's pid namespace that existed when
+ * the dump began, walked in pid order a few at a time (no snapshot of
+ * them all: nothing to allocate, nothing to fail), pinned by pid; for
  * each, its mm is taken and its VMAs read under mmap_read_lock, tried for
- * a bounded time (a process whose lock is held that long, e.g. by a page
- * fault stuck on a hung filesystem, is counted lost, not waited for).
+ * a bounded time.  A process whose lock is held that long (by a page
+ * fault stuck on a hung filesystem, or a busy writer) is tried again at
+ * the end, once, for longer; if it is still held, it is counted lost as
+ * many times as it has memory areas (an upper bound of its file mappings).
  * File references are taken under the lock and the files resolved after.
  * Each record is stamped with the time its process was looked at.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -35,8 +40,12 @@
 #include "sink.h"
 #include "wrapper/mm.h"
 
-/* How long the dump tries to take one process's mmap_lock. */
-#define MMAP_LOCK_WAIT_MS	200
+/* How long the dump tries to take one process's mmap_lock, then at the end. */
+#define MMAP_LOCK_WAIT_MS	20
+#define MMAP_LOCK_RETRY_MS	200
+/* Processes pinned at once while walking, and tried again at the end. */
+#define DUMP_CHUNK		64
+#define DUMP_RETRY_MAX		1024
 
 static struct workqueue_struct *dump_wq;
 
@@ -50,9 +59,11 @@ struct dump_vma {
 
 struct dump_state {
 	struct mmap3_dump *d;
-	struct mmap3_resolver r;
 	struct dump_vma *vmas;		/* reused from process to process */
 	unsigned int cap;
+	u64 start;			/* ktime_get_ns() when it began */
+	struct pid **retry;		/* busy processes, to try again at the end */
+	unsigned int nr_retry;
 	u32 tasks;
 	u32 tasks_skipped;
 	u64 mappings;
@@ -78,12 +89,12 @@ static bool grow(struct dump_state *ds)
 	return true;
 }
 
-static bool lock_mm(struct mm_struct *mm)
+static bool lock_mm(struct dump_state *ds, struct mm_struct *mm, unsigned int ms)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(MMAP_LOCK_WAIT_MS);
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
 
 	while (!mmap_read_trylock(mm)) {
-		if (time_after(jiffies, deadline))
+		if (time_after(jiffies, deadline) || READ_ONCE(ds->d->stop))
 			return false;
 		usleep_range(500, 1000);
 	}
@@ -121,10 +132,15 @@ static unsigned int collect(struct dump_state *ds, struct mm_struct *mm, u64 *mi
 	return n;
 }
 
-static void dump_task(struct dump_state *ds, struct pid *tgid)
+/*
+ * Dump @tgid's mappings, waiting for its memory map at most @ms.  If it
+ * stays locked, false (and nothing is counted).
+ */
+static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 {
 	struct mmap3_output *out = ds->d->out;
 	struct mmap3_event ev = { };
+	const struct cred *cred;
 	struct task_struct *task;
 	struct mm_struct *mm;
 	unsigned int n, i;
@@ -132,16 +148,17 @@ static void dump_task(struct dump_state *ds, struct pid *tgid)
 
 	task = get_pid_task(tgid, PIDTYPE_TGID);
 	if (!task)
-		return;			/* exited meanwhile */
+		return true;		/* exited meanwhile */
 	mm = get_task_mm(task);
+	/* Its files are read as it could read them. */
+	cred = get_task_cred(task);
 	put_task_struct(task);
 	if (!mm)
-		return;			/* exiting */
-	if (!lock_mm(mm)) {
+		goto out;		/* exiting */
+	if (!lock_mm(ds, mm, ms)) {
 		mmput(mm);
-		ds->tasks_skipped++;
-		mmap3_output_lost(out, MMAP3_LOST_DUMP, 1);
-		return;
+		put_cred(cred);
+		return false;
 	}
 	n = collect(ds, mm, &missed);
 	/* What the process had mapped at this instant. */
@@ -160,6 +177,7 @@ static void dump_task(struct dump_state *ds, struct pid *tgid)
 			continue;
 		}
 		ev.file = v->file;
+		ev.cred = get_cred(cred);
 		ev.state = v->state;
 		ev.tgid = get_pid(tgid);
 		ev.pid = NULL;		/* the process, not a thread */
@@ -169,49 +187,71 @@ static void dump_task(struct dump_state *ds, struct pid *tgid)
 		ev.prot = v->prot;
 		ev.flags = v->flags;
 		ev.cpu = raw_smp_processor_id();
-		mmap3_resolve(&ds->r, &ev, out);
+		mmap3_resolve(&ds->d->r, &ev, out);
 		ds->mappings++;
 	}
+out:
+	put_cred(cred);
+	return true;
+}
+
+/* @tgid's memory map stayed locked: its areas are counted lost. */
+static void skip_task(struct dump_state *ds, struct pid *tgid)
+{
+	struct task_struct *task = get_pid_task(tgid, PIDTYPE_TGID);
+	struct mm_struct *mm = task ? get_task_mm(task) : NULL;
+
+	if (task)
+		put_task_struct(task);
+	if (!mm)
+		return;
+	if (!mmap3_output_wants_process(ds->d->out, tgid)) {
+		mmput(mm);
+		return;
+	}
+	ds->tasks_skipped++;
+	mmap3_output_lost(ds->d->out, MMAP3_LOST_DUMP, max(READ_ONCE(mm->map_count), 1));
+	mmput(mm);
+}
+
+/* Dump @tgid, or keep it for the end if its memory map is busy. */
+static void dump_or_retry(struct dump_state *ds, struct pid *tgid)
+{
+	if (dump_task(ds, tgid, MMAP_LOCK_WAIT_MS))
+		return;
+	if (READ_ONCE(ds->d->stop))
+		return;
+	if (!ds->retry)
+		ds->retry = kvmalloc_array(DUMP_RETRY_MAX, sizeof(*ds->retry),
+					   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (ds->retry && ds->nr_retry < DUMP_RETRY_MAX)
+		ds->retry[ds->nr_retry++] = get_pid(tgid);
+	else
+		skip_task(ds, tgid);
 }
 
 /*
- * The processes of @ns, pinned by their tgid pid.  Counted first, then
- * collected; if more appeared in between, again with more room: nothing
- * is cut off.  Processes born after the session attached are seen live.
+ * Up to @max processes of @ns from pid *@nr on, in pid order, pinned by
+ * their tgid pid; *@nr is where the next call goes on.  Those born since
+ * @start are left out: the session was attached before, so their
+ * mappings come live.
  */
-static struct pid **snapshot_tgids(struct pid_namespace *ns, unsigned int *n)
+static unsigned int next_tgids(struct pid_namespace *ns, int *nr, u64 start,
+			       struct pid **pids, unsigned int max)
 {
-	unsigned int cap = 0, i;
-	struct task_struct *p;
-	struct pid **pids;
+	struct task_struct *task;
+	unsigned int n = 0;
+	struct pid *pid;
 
 	rcu_read_lock();
-	for_each_process(p)
-		cap++;
-	rcu_read_unlock();
-	for (;;) {
-		cap += cap / 8 + 64;
-		pids = kvmalloc_array(cap, sizeof(*pids), GFP_KERNEL | __GFP_NOWARN);
-		if (!pids)
-			return NULL;
-		i = 0;
-		rcu_read_lock();
-		for_each_process(p) {
-			if ((p->flags & PF_KTHREAD) || !task_tgid_nr_ns(p, ns))
-				continue;
-			if (i == cap)
-				break;
-			pids[i++] = get_pid(task_tgid(p));
-		}
-		rcu_read_unlock();
-		if (i < cap) {
-			*n = i;
-			return pids;
-		}
-		while (i)
-			put_pid(pids[--i]);
-		kvfree(pids);
+	while (n < max && (pid = idr_get_next(&ns->idr, nr))) {
+		task = pid_task(pid, PIDTYPE_TGID);
+		if (task && !(task->flags & PF_KTHREAD) && task->start_time < start)
+			pids[n++] = get_pid(pid);
+		(*nr)++;
 	}
+	rcu_read_unlock();
+	return n;
 }
 
 static void dump_work(struct work_struct *work)
@@ -224,32 +264,32 @@ static void dump_work(struct work_struct *work)
 			.size = sizeof(done),
 		},
 	};
+	struct pid *pids[DUMP_CHUNK];
 	struct mmap3_time now;
-	struct pid **pids = NULL;
-	unsigned int n = 0, i;
+	unsigned int n, i;
+	int nr = 1;
 
-	if (mmap3_resolver_init(&ds.r)) {
-		mmap3_output_lost(d->out, MMAP3_LOST_NOMEM, 1);
-		goto done;
-	}
+	ds.start = ktime_get_ns();
 	mmap3_modules_dump(d->out);
-	pids = snapshot_tgids(d->out->pid_ns, &n);
-	if (!pids)
-		mmap3_output_lost(d->out, MMAP3_LOST_NOMEM, 1);
-	for (i = 0; i < n; i++) {
-		if (!READ_ONCE(d->stop))
-			dump_task(&ds, pids[i]);
-		put_pid(pids[i]);
-		/* The reader drains as the dump goes. */
-		if (d->out->wake_pending)
-			mmap3_output_wake(d->out);
-		cond_resched();
+	while ((n = next_tgids(d->out->pid_ns, &nr, ds.start, pids, DUMP_CHUNK))) {
+		for (i = 0; i < n; i++) {
+			if (!READ_ONCE(d->stop))
+				dump_or_retry(&ds, pids[i]);
+			put_pid(pids[i]);
+			/* The reader drains as the dump goes. */
+			if (d->out->wake_pending)
+				mmap3_output_wake(d->out);
+			cond_resched();
+		}
 	}
-	kvfree(pids);
+	for (i = 0; i < ds.nr_retry; i++) {
+		if (!READ_ONCE(d->stop) && !dump_task(&ds, ds.retry[i], MMAP_LOCK_RETRY_MS))
+			skip_task(&ds, ds.retry[i]);
+		put_pid(ds.retry[i]);
+	}
+	kvfree(ds.retry);
 	/* Records of files being read from disk come before DUMP_DONE. */
-	mmap3_resolve_drain(&ds.r, d->out);
-done:
-	mmap3_resolver_destroy(&ds.r);
+	mmap3_resolve_drain(&d->r, d->out);
 	kvfree(ds.vmas);
 	done.tasks = ds.tasks;
 	done.tasks_skipped = ds.tasks_skipped;
@@ -259,6 +299,16 @@ done:
 	mmap3_output_emit(d->out, &done.header, true);
 	mmap3_output_wake(d->out);
 	complete(&d->done);
+}
+
+int mmap3_dump_prepare(struct mmap3_dump *d)
+{
+	return d->r.win ? 0 : mmap3_resolver_init(&d->r);
+}
+
+void mmap3_dump_free(struct mmap3_dump *d)
+{
+	mmap3_resolver_destroy(&d->r);
 }
 
 void mmap3_dump_start(struct mmap3_dump *d, struct mmap3_output *out, bool data)

@@ -8,6 +8,8 @@
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 
+#include "resolve.h"
+
 struct mmap3_output;
 
 /* One session's dump, streamed into its output by a work item. */
@@ -18,7 +20,12 @@ struct mmap3_dump {
 	bool stop;			/* the session is closing: give up */
 	bool running;
 	struct completion done;
+	struct mmap3_resolver r;	/* the dump's, kept from one to the next */
 };
+
+/* What a dump needs, before its session starts: -ENOMEM if it cannot have it. */
+int mmap3_dump_prepare(struct mmap3_dump *d);
+void mmap3_dump_free(struct mmap3_dump *d);
 
 /*
  * Start dumping into @out, which is attached: the loaded modules, then

@@ -4,14 +4,21 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 
 #include "internal.h"
+
+unsigned int mmap3_read_timeout_ms = 1000;
+module_param_named(read_timeout_ms, mmap3_read_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(read_timeout_ms,
+		 "Longest wait for a file's filesystem: a mapping's build-id, a capture read (default 1000)");
 
 /* NMI-safe clocks only: the hook calls this with in_nmi() true. */
 void mmap3_time_now(struct mmap3_time *t)
@@ -48,6 +55,7 @@ NOKPROBE_SYMBOL(mmap3_vm_prot);
 void mmap3_event_release(struct mmap3_event *ev)
 {
 	fput(ev->file);
+	put_cred(ev->cred);
 	put_pid(ev->tgid);
 	put_pid(ev->pid);
 }

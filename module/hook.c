@@ -7,14 +7,16 @@
  * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
  * only a kprobe attaches everywhere.  Its handler runs with preemption
  * off, from ftrace (task context) or from int3 (in_nmi() true, on
- * PREEMPT_RT too), so it only takes references (get_file(), get_pid():
- * atomic increments), reads an NMI-safe clock, writes a preallocated
+ * PREEMPT_RT too), so it only takes references (get_file(), get_cred(),
+ * get_pid(): atomic increments), reads an NMI-safe clock, writes a preallocated
  * per-CPU slot and raises an irq_work; the worker (process context)
  * hands each event to resolve.c.  Nothing here allocates, sleeps, locks
  * or drops a reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
@@ -33,6 +35,7 @@
 #include "hook.h"
 #include "resolve.h"
 #include "sink.h"
+#include "wrapper/irq_work.h"
 
 static unsigned int queue_len = 4096;
 module_param(queue_len, uint, 0444);
@@ -40,9 +43,11 @@ MODULE_PARM_DESC(queue_len,
 		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
 
 /*
- * One per possible CPU, allocated while a session is enabled.  Single
- * producer: the hook on that CPU, which runs with preemption off and
- * cannot nest (mmap is never called from interrupts).  Single consumer:
+ * One per online CPU, allocated while a session is enabled (and for a CPU
+ * brought online meanwhile, by mmap3_cpu_online(); until it has one, its
+ * mappings are counted lost).  Single producer: the hook on that CPU,
+ * which runs with preemption off and cannot nest (mmap is never called
+ * from interrupts).  Single consumer:
  * the worker.  ->head is written by the producer only, ->tail by the
  * consumer only; the release/acquire pairs order the slot contents
  * against them.
@@ -66,13 +71,18 @@ static bool mmap3_want_data;		/* any session wants data mappings */
 static struct workqueue_struct *mmap3_wq;
 static struct irq_work mmap3_irq_work;
 /*
- * The worker runs a jiffy after the first mapping queued since its last
- * run: a burst of mappings then costs one worker wake-up and one reader
- * wake-up, not one each per mapping.  Records reach readers within about
- * a jiffy; MMAP3_IOC_FLUSH and disabling a session do not wait for it.
+ * The first mapping queued since the worker's last run queues it on the
+ * unbound workqueue at once, and the worker waits a jiffy before it
+ * drains: a burst of mappings then costs one worker run and one reader
+ * wake-up, not one each per mapping.  The wait is on the worker's CPU,
+ * never a timer on the mapper's: a real-time mapper may keep its CPU,
+ * and that CPU's timer and softirq threads on PREEMPT_RT, to itself.
+ * Records reach readers within about a jiffy; MMAP3_IOC_FLUSH and
+ * disabling a session skip the wait (drain_now).
  */
 #define MMAP3_DRAIN_DELAY	1
-static struct delayed_work mmap3_drain_work;
+static struct work_struct mmap3_drain_work;
+static atomic_t drain_now;
 static struct mmap3_resolver mmap3_drain_resolver;	/* the worker's */
 
 #ifdef MMAP3_TEST_HOOKS
@@ -106,6 +116,9 @@ static struct kprobe mmap3_kprobe = {
 	.symbol_name = "perf_event_mmap",
 };
 
+/* Of the probe's misses, those counted lost (the worker's). */
+static unsigned long probe_missed_seen;
+
 static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
@@ -122,7 +135,12 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 
 	cpu = smp_processor_id();
-	q = queues[cpu];
+	/* Pairs with the release in queue_alloc(). */
+	q = smp_load_acquire(&queues[cpu]);
+	if (unlikely(!q)) {
+		mmap3_sink_queue_lost();
+		return 0;
+	}
 	head = q->head;
 	/* Pairs with the worker's release of the slot it is done with. */
 	if (head - smp_load_acquire(&q->tail) > mask) {
@@ -133,6 +151,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	/* One clock here; the worker derives the others. */
 	ev->time.local = local_clock();
 	ev->file = get_file(file);
+	ev->cred = get_cred(current_cred());
 	mmap3_inode_state(file_inode(file), &ev->state);
 	ev->tgid = get_pid(task_tgid(current));
 	/* A thread group's leader: one reference for both. */
@@ -151,7 +170,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	 * barrier orders the store of ->head before the test of PENDING.
 	 */
 	smp_mb();
-	if (!delayed_work_pending(&mmap3_drain_work))
+	if (!work_pending(&mmap3_drain_work))
 		irq_work_queue(&mmap3_irq_work);
 	return 0;
 }
@@ -159,23 +178,30 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 /* A probe on the handler would recurse. */
 NOKPROBE_SYMBOL(mmap3_kprobe_handler);
 
+/* Hard interrupt context, on PREEMPT_RT too: a mapper of higher priority cannot starve it. */
 static void mmap3_irq_work_fn(struct irq_work *work)
 {
-	queue_delayed_work(mmap3_wq, &mmap3_drain_work, MMAP3_DRAIN_DELAY);
+	queue_work(mmap3_wq, &mmap3_drain_work);
 }
 
 /* Hand everything queued to resolve.c; the worker, process context. */
 static void mmap3_drain(struct work_struct *work)
 {
 	unsigned int cpu, head, tail, mask = queue_len - 1;
+	unsigned long missed;
 
+	if (!atomic_read(&drain_now))
+		schedule_timeout_idle(MMAP3_DRAIN_DELAY);
 #ifdef MMAP3_TEST_HOOKS
 	if (READ_ONCE(test_worker_delay_ms))
 		msleep(READ_ONCE(test_worker_delay_ms));
 #endif
 	for_each_possible_cpu(cpu) {
-		struct mmap3_queue *q = mmap3_queues[cpu];
+		/* Pairs with the release in queue_alloc(): the queue is zeroed. */
+		struct mmap3_queue *q = smp_load_acquire(&mmap3_queues[cpu]);
 
+		if (!q)
+			continue;
 		/* Pairs with the hook's release: the slots up to head are filled. */
 		head = smp_load_acquire(&q->head);
 		for (tail = q->tail; tail != head; tail++) {
@@ -192,19 +218,32 @@ static void mmap3_drain(struct work_struct *work)
 			cond_resched();
 		}
 	}
+	/* The probe's misses are mappings no one saw: lost, like a full queue's. */
+	missed = READ_ONCE(mmap3_kprobe.nmissed);
+	if (missed != probe_missed_seen) {
+		mmap3_sink_queue_lost_add(missed - probe_missed_seen);
+		probe_missed_seen = missed;
+	}
 	/* One wake-up per run for what it delivered. */
 	mmap3_sink_wake();
 }
 
-void mmap3_hook_flush(void)
+/* Run the worker now, without its wait, and wait for it. */
+static void drain_sync(void)
+{
+	atomic_inc(&drain_now);
+	queue_work(mmap3_wq, &mmap3_drain_work);
+	flush_work(&mmap3_drain_work);
+	atomic_dec(&drain_now);
+}
+
+u64 mmap3_hook_flush(void)
 {
 	mutex_lock(&hook_lock);
-	if (hook_users) {
-		mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
-		flush_delayed_work(&mmap3_drain_work);
-	}
+	if (hook_users)
+		drain_sync();
 	mutex_unlock(&hook_lock);
-	mmap3_resolve_flush();
+	return mmap3_resolve_flush();
 }
 
 void mmap3_hook_stats(struct mmap3_stats *st)
@@ -215,14 +254,18 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 	st->queue_memory = 0;
 	mutex_lock(&hook_lock);
 	if (mmap3_queues) {
-		for_each_possible_cpu(cpu)
-			st->pending += READ_ONCE(mmap3_queues[cpu]->head) -
-				       READ_ONCE(mmap3_queues[cpu]->tail);
-		st->queue_memory = num_possible_cpus() *
-				   struct_size(mmap3_queues[0], ev, queue_len);
+		for_each_possible_cpu(cpu) {
+			struct mmap3_queue *q = mmap3_queues[cpu];
+
+			if (!q)
+				continue;
+			st->pending += READ_ONCE(q->head) - READ_ONCE(q->tail);
+			st->queue_memory += struct_size(q, ev, queue_len);
+		}
 	}
 	mutex_unlock(&hook_lock);
 	st->queue_lost = mmap3_sink_queue_lost_count();
+	st->probe_missed = READ_ONCE(mmap3_kprobe.nmissed);
 }
 
 /* Under hook_lock. */
@@ -239,20 +282,36 @@ static void queues_free(void)
 	mmap3_queues = NULL;
 }
 
-/* Under hook_lock. */
+/* Under hook_lock: @cpu's queue, published to the hook and the worker. */
+static int queue_alloc(unsigned int cpu)
+{
+	struct mmap3_queue *q;
+
+	if (mmap3_queues[cpu])
+		return 0;
+	q = kvzalloc(struct_size(q, ev, queue_len), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!q)
+		return -ENOMEM;
+	/* Pairs with the acquires of the hook and the worker. */
+	smp_store_release(&mmap3_queues[cpu], q);
+	return 0;
+}
+
+/*
+ * Under hook_lock: one queue per online CPU.  A CPU that comes online
+ * during the walk gets its queue from mmap3_cpu_online(), which waits for
+ * hook_lock (taking cpus_read_lock() here would invert that order).
+ */
 static int queues_alloc(void)
 {
 	unsigned int cpu;
 
-	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL);
+	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL_ACCOUNT);
 	if (!mmap3_queues)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		mmap3_queues[cpu] = kvzalloc(struct_size(mmap3_queues[cpu], ev, queue_len),
-					     GFP_KERNEL | __GFP_NOWARN);
-		if (!mmap3_queues[cpu])
+	for_each_online_cpu(cpu)
+		if (queue_alloc(cpu))
 			goto nomem;
-	}
 	if (mmap3_resolver_init(&mmap3_drain_resolver))
 		goto nomem;
 	return 0;
@@ -292,12 +351,24 @@ void mmap3_hook_put(bool data)
 		synchronize_rcu();
 		/* Then no irq_work is raised; release what is queued. */
 		irq_work_sync(&mmap3_irq_work);
-		mod_delayed_work(mmap3_wq, &mmap3_drain_work, 0);
-		flush_delayed_work(&mmap3_drain_work);
+		drain_sync();
 		queues_free();
 	}
 	mutex_unlock(&hook_lock);
 }
+
+/* CPU hotplug: a CPU coming online while sessions are enabled gets its queue. */
+static int mmap3_cpu_online(unsigned int cpu)
+{
+	mutex_lock(&hook_lock);
+	/* It fails quietly: its mappings are counted lost. */
+	if (mmap3_queues)
+		queue_alloc(cpu);
+	mutex_unlock(&hook_lock);
+	return 0;
+}
+
+static int mmap3_cpuhp;
 
 int mmap3_hook_init(void)
 {
@@ -310,14 +381,23 @@ int mmap3_hook_init(void)
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
 	if (!mmap3_wq)
 		return -ENOMEM;
-	init_irq_work(&mmap3_irq_work, mmap3_irq_work_fn);
-	INIT_DELAYED_WORK(&mmap3_drain_work, mmap3_drain);
+	mmap3_init_irq_work_hard(&mmap3_irq_work, mmap3_irq_work_fn);
+	INIT_WORK(&mmap3_drain_work, mmap3_drain);
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mmap3:online",
+					mmap3_cpu_online, NULL);
+	if (ret < 0)
+		goto err_wq;
+	mmap3_cpuhp = ret;
 	mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
 	ret = register_kprobe(&mmap3_kprobe);
 	if (ret) {
 		pr_err("cannot probe perf_event_mmap: %d\n", ret);
-		destroy_workqueue(mmap3_wq);
+		cpuhp_remove_state_nocalls(mmap3_cpuhp);
+		goto err_wq;
 	}
+	return 0;
+err_wq:
+	destroy_workqueue(mmap3_wq);
 	return ret;
 }
 
@@ -326,7 +406,6 @@ void mmap3_hook_exit(void)
 {
 	/* Waits for running handlers (synchronize_rcu()). */
 	unregister_kprobe(&mmap3_kprobe);
-	if (mmap3_kprobe.nmissed)
-		pr_warn("perf_event_mmap probe missed %lu hits\n", mmap3_kprobe.nmissed);
+	cpuhp_remove_state_nocalls(mmap3_cpuhp);
 	destroy_workqueue(mmap3_wq);
 }

@@ -15,8 +15,12 @@ struct mmap3_stats;
  */
 int mmap3_hook_get(bool data);
 void mmap3_hook_put(bool data);
-/* Return once every mapping queued before the call is resolved or parked. */
-void mmap3_hook_flush(void);
+/*
+ * Return once every mapping queued before the call is emitted, or its
+ * file's read past the deadline (mmap3_resolve_flush(), whose mark it
+ * returns).
+ */
+u64 mmap3_hook_flush(void);
 void mmap3_hook_stats(struct mmap3_stats *st);
 
 int mmap3_hook_init(void);

@@ -83,11 +83,13 @@ struct mmap3_inode_state {
 
 /*
  * A file mapping seen by the hook or the state dump, on its way to a
- * record.  Holds a reference to the file and to the task's pids.
+ * record.  Holds a reference to the file, the mapper's credentials and
+ * the task's pids.
  */
 struct mmap3_event {
 	struct mmap3_time time;		/* of the mmap, or of the dump's look */
 	struct file *file;
+	const struct cred *cred;	/* the mapper's: files are read as it could */
 	struct mmap3_inode_state state;	/* of the file at mmap time */
 	struct pid *tgid;
 	struct pid *pid;		/* NULL: the same as @tgid */
@@ -100,6 +102,12 @@ struct mmap3_event {
 };
 
 void mmap3_event_release(struct mmap3_event *ev);
+
+/*
+ * The longest the module waits for a filesystem (module parameter
+ * read_timeout_ms): a slow read's deadline, a capture read's.
+ */
+extern unsigned int mmap3_read_timeout_ms;
 u32 mmap3_vm_prot(unsigned long vm_flags);
 
 /* Causes of lost records, counted per session (struct mmap3_stats). */
@@ -108,6 +116,7 @@ enum mmap3_loss {
 	MMAP3_LOST_QUEUE,
 	MMAP3_LOST_NOMEM,
 	MMAP3_LOST_DUMP,
+	MMAP3_LOST_UNRESOLVED,
 	MMAP3_LOST_NR,
 };
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Facts about the running kernel that it does not export to modules:
- * its build-id (vmlinux_build_id is not exported, nor present on 5.10)
- * and who may see kernel addresses (kallsyms_show_value() is not
- * exported).  Both are read from the kernel's own files, opened from the
+ * its build-id (vmlinux_build_id is not exported, nor present on 5.10),
+ * who may see kernel addresses (kallsyms_show_value() is not exported)
+ * and who may read a process's mappings (ptrace_may_access() is not).
+ * Each is read from, or asked of, the kernel's own files, opened from the
  * initial task's root (wrapper/fs.h), so a chroot or a container that
  * mounts something over them changes nothing.
  */
@@ -14,6 +15,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/utsname.h>
@@ -66,6 +69,39 @@ bool mmap3_current_may_see_kaddr(void)
 	default:
 		return false;
 	}
+}
+
+/*
+ * ptrace_may_access() is not exported: the kernel is asked through
+ * /proc/PID/ns/mnt of the initial namespace, whose open makes exactly
+ * that check (proc_ns_get_link()), the LSMs included, and nothing else.
+ */
+bool mmap3_may_read_task(const struct cred *cred, struct pid *tgid)
+{
+	const struct cred *old;
+	struct file *file;
+	char name[32];
+	bool ok;
+
+	snprintf(name, sizeof(name), "/proc/%d/ns/mnt", pid_nr(tgid));
+	old = override_creds(cred);
+	file = mmap3_open_initns(name);
+	if (!IS_ERR(file)) {
+		/*
+		 * Still there (a zombie's pid is kept): the number was its
+		 * own, not reused by another process.
+		 */
+		rcu_read_lock();
+		ok = pid_task(tgid, PIDTYPE_TGID);
+		rcu_read_unlock();
+		fput(file);
+	} else {
+		/* Gone (or hidden, hidepid): what CAP_SYS_PTRACE would allow. */
+		ok = PTR_ERR(file) != -EACCES &&
+		     ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
+	}
+	revert_creds(old);
+	return ok;
 }
 
 static void read_kernel_build_id(void)

@@ -18,6 +18,16 @@ void mmap3_kernel_record(struct mmap3_record_kernel *rec);
  */
 bool mmap3_current_may_see_kaddr(void);
 
+/*
+ * May @cred read the files @tgid maps, as /proc/PID/map_files requires:
+ * ptrace_may_access(PTRACE_MODE_READ_FSCREDS) of the process?  A process
+ * gone since is judged by CAP_SYS_PTRACE alone.  May sleep (a /proc
+ * lookup).
+ */
+struct cred;
+struct pid;
+bool mmap3_may_read_task(const struct cred *cred, struct pid *tgid);
+
 int mmap3_kapi_init(void);
 
 #endif /* MMAP3_KAPI_H */

@@ -13,6 +13,7 @@
 
 #include "abi.h"
 #include "cache.h"
+#include "capture.h"
 #include "dump.h"
 #include "hook.h"
 #include "kapi.h"
@@ -30,9 +31,12 @@ static int __init mmap3_init(void)
 	ret = mmap3_cache_init();
 	if (ret)
 		return ret;
-	ret = mmap3_resolve_init();
+	ret = mmap3_capture_module_init();
 	if (ret)
 		goto err_cache;
+	ret = mmap3_resolve_init();
+	if (ret)
+		goto err_capture;
 	ret = mmap3_hook_init();
 	if (ret)
 		goto err_resolve;
@@ -60,6 +64,8 @@ err_hook:
 	mmap3_hook_exit();
 err_resolve:
 	mmap3_resolve_exit();
+err_capture:
+	mmap3_capture_module_exit();
 err_cache:
 	mmap3_cache_exit();
 	return ret;
@@ -76,6 +82,7 @@ static void __exit mmap3_exit(void)
 	mmap3_dump_exit();
 	mmap3_hook_exit();
 	mmap3_resolve_exit();
+	mmap3_capture_module_exit();
 	mmap3_cache_exit();
 	pr_info("unloaded\n");
 }

@@ -166,7 +166,12 @@ static struct notifier_block mmap3_module_nb = {
  * unformed modules.  Records are made under RCU into an array sized by a
  * first count, larger again if modules came meanwhile, and all stamped
  * with the walk's time: an unload reported live during the dump is later.
+ * Each scan of a module's data takes a while, so every few modules the
+ * walk leaves RCU (non-preemptible on 5.10) and reschedules, holding the
+ * module it stands on (a module held is not unloaded: it stays linked).
  */
+#define MODULES_PER_RCU_SECTION	8
+
 void mmap3_modules_dump(struct mmap3_output *out)
 {
 	struct mmap3_record_module *recs;
@@ -197,6 +202,13 @@ void mmap3_modules_dump(struct mmap3_output *out)
 				break;
 			module_record(mod, MMAP3_RECORD_MODULE_LOAD, MMAP3_MODULE_DUMP, win,
 				      &recs[n++]);
+			if (n % MODULES_PER_RCU_SECTION || !try_module_get(mod))
+				continue;
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+			/* Unlinked once put, it is not freed before this section ends. */
+			module_put(mod);
 		}
 		if (n < cap)
 			module_record(THIS_MODULE, MMAP3_RECORD_MODULE_LOAD, MMAP3_MODULE_DUMP,

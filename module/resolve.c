@@ -12,25 +12,33 @@
  *      mapped almost always has its headers and notes there (the ELF
  *      loader or the dynamic linker read them);
  *   3. otherwise the event is parked and the file handed to a slow
- *      reader: one of at most slow_readers work items that opens the
- *      file anew and reads it.  The parked records go out when the read
- *      ends, or with MMAP3_BUILDID_TIMEOUT at its deadline
- *      (read_timeout_ms), whichever comes first: live ones from the
- *      reader or the deadline's work, which never wait for room in a
- *      buffer; a dump's ones from the dump itself (mmap3_resolve_drain()),
- *      which may wait for its reader.  A read that never ends
- *      blocks one reader, as it would any process reading that file, and
- *      keeps the module loaded (rmmod fails with EBUSY until the
- *      filesystem lets go); mappings of that file meanwhile get TIMEOUT
- *      at once, and every other file keeps flowing.
+ *      read: a work item that opens the file anew, as its mapper could
+ *      (the mapper's credentials), and reads it.  At most slow_readers
+ *      run at once, one per filesystem (see struct slow_read).  The
+ *      parked records go out when the read ends, or with
+ *      MMAP3_BUILDID_TIMEOUT at its deadline (read_timeout_ms),
+ *      whichever comes first: live ones from the reader or the
+ *      deadline's work, which never wait for room in a buffer; a dump's
+ *      ones from the dump itself (mmap3_resolve_drain()), which may wait
+ *      for its reader.  A read that never ends holds one work item, as
+ *      it would any process reading that file, and keeps the module
+ *      loaded (rmmod fails with EBUSY until the filesystem lets go); past
+ *      its deadline it no longer counts against slow_readers, mappings
+ *      of its filesystem get TIMEOUT at once, and every other
+ *      filesystem keeps flowing.
  *
- * Every read of a file counts against a per-file budget (reads and
- * bytes); a file that needs more is MMAP3_BUILDID_LIMIT, cached until the
- * file changes.  Files are read through an open of the module's own
- * (wrapper/fs.h), never through the mapper's struct file.
+ * Every read of a file counts against a per-file budget (parser reads,
+ * calls to the filesystem, bytes); a file that needs more is
+ * MMAP3_BUILDID_LIMIT, cached until the file changes.  A record's
+ * build-id is of the state its mtime and flags name: a file that changed
+ * while it was read is read again (parse_file()).  Files are read
+ * through an open of the module's own (wrapper/fs.h), never through the
+ * mapper's struct file, whose leases, locks and write count are the
+ * user's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/iversion.h>
@@ -39,6 +47,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -51,31 +60,58 @@
 #include "wrapper/mm.h"
 #include "wrapper/slab.h"
 
-static unsigned int read_timeout_ms = 1000;
-module_param(read_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(read_timeout_ms,
-		 "Longest wait for a file not in the page cache before its record goes out without a build-id (default 1000)");
-
 static unsigned int slow_readers = 4;
 module_param(slow_readers, uint, 0444);
 MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (default 4)");
 
-/* Per-file budget: a real file needs 1 to 3 reads of a page or less. */
+/*
+ * Per-file budget: a real file needs 1 to 3 reads of a page or less, each
+ * one call to its filesystem, or a few where the filesystem returns short
+ * reads (a FUSE daemon answering a byte at a time would else cost a
+ * round trip per byte).
+ */
 #define PARSE_MAX_READS		16
 #define PARSE_MAX_BYTES		(64U << 10)
-/* Slow reads running or waiting for a reader, and events waiting for them. */
-#define MAX_SLOW_READS		64
+#define PARSE_MAX_CALLS		64
+/* Parses of a file that changed while it was read, before giving up. */
+#define PARSE_TRIES		3
+/*
+ * Slow reads waiting to start, in all and for one user; running (those
+ * past their deadline, stuck in their filesystem, included) in all; and
+ * events waiting for them.
+ */
+#define MAX_SLOW_WAITING	256
+#define MAX_SLOW_WAITING_USER	64
+#define MAX_SLOW_RUNNING	64
 #define MAX_PARKED		4096
 
-/* A file being read by a slow reader. */
+/*
+ * A file being read by a slow reader, or waiting to be.  A read starts,
+ * oldest first, when a reader is free, no other read of its filesystem
+ * (superblock) is running, and its user has fewer than slow_readers
+ * running.  So a filesystem that never answers holds one reader, and
+ * only until the deadline: then the read stops counting against
+ * slow_readers (it still counts against its user's and MAX_SLOW_RUNNING),
+ * and later reads of that filesystem get TIMEOUT at once, while it is
+ * stuck.  A read that has not started by its deadline never does.
+ *
+ * The user is whoever is accountable for the mapper's credentials: their
+ * fsuid, or in a user namespace the owner of its outermost ancestor
+ * below the initial one (the uids a user maps into a namespace are one
+ * user).
+ */
 struct slow_read {
-	struct list_head node;		/* in slow_reads */
+	struct list_head node;		/* in slow_reads until done */
 	struct list_head waiters;	/* struct parked, oldest first */
-	struct file *file;		/* the mapper's: its path and inode */
+	struct mmap3_file_id id;	/* the file, never the mapper's struct file */
+	const struct cred *cred;	/* the first mapper's: read as it could */
+	kuid_t user;			/* accountable for it */
 	struct mmap3_inode_state state;	/* the inode's when the read was asked */
+	enum { SLOW_WAITING, SLOW_RUNNING, SLOW_DONE } phase;
 	bool expired;			/* the deadline passed: waiters are served */
+	unsigned long deadline;		/* jiffies */
 	struct work_struct work;	/* the read, on slow_wq */
-	struct delayed_work expire;	/* the deadline, on system_unbound_wq */
+	struct delayed_work expire;	/* the deadline, on expire_wq */
 };
 
 /* An event waiting for a slow read. */
@@ -84,7 +120,6 @@ struct parked {
 	struct list_head all;		/* in parked_all while waiting */
 	u64 seq;
 	struct mmap3_event ev;
-	bool changed;			/* the file changed since the mmap */
 	struct mmap3_output *out;	/* NULL: live, to every output; else a dump's */
 	/* A dump's, once served: what its record says. */
 	struct mmap3_build_id bid;
@@ -92,20 +127,24 @@ struct parked {
 };
 
 /*
- * slow_lock protects the slow reads, their waiters and the parked lists
- * and counts.  It is never held around a read, an allocation or a record.
+ * slow_lock protects the slow reads, their counts and phases, their
+ * waiters and the parked lists and counts.  It is never held around a
+ * read, an allocation or a record.
  */
 static DEFINE_SPINLOCK(slow_lock);
-static LIST_HEAD(slow_reads);
+static LIST_HEAD(slow_reads);		/* oldest first */
 static LIST_HEAD(parked_all);		/* every parked event, oldest first */
 static LIST_HEAD(parked_served);	/* dumps' events served, for their dump to emit */
 static u64 parked_seq;
-static unsigned int nr_slow, nr_parked;
+static unsigned int nr_waiting, nr_running, nr_running_live, nr_parked;
 /* Live events taken off parked_all and not yet emitted: flushes wait. */
 static unsigned int nr_serving;
 static DECLARE_WAIT_QUEUE_HEAD(parked_wait);
 
+/* Up to MAX_SLOW_RUNNING reads; the scheduling is dispatch()'s. */
 static struct workqueue_struct *slow_wq;
+/* Deadlines: never held up by a read. */
+static struct workqueue_struct *expire_wq;
 /* The deadline's work writes records: one record buffer, under expire_lock. */
 static DEFINE_MUTEX(expire_lock);
 static struct mmap3_resolver expire_resolver;
@@ -135,7 +174,9 @@ void mmap3_resolver_destroy(struct mmap3_resolver *r)
 struct file_reader {
 	struct address_space *mapping;	/* page cache only, if no @file */
 	struct file *file;
-	unsigned int reads;
+	unsigned long deadline;		/* jiffies: with @file, give up after */
+	unsigned int reads;		/* the parser's */
+	unsigned int calls;		/* to the filesystem */
 	u32 bytes;
 };
 
@@ -148,8 +189,14 @@ static noinline long file_reader_read(struct file_reader *fr, void *buf, size_t 
 		return mmap3_page_cache_copy(fr->mapping, buf, len, off);
 	while (done < len) {
 		loff_t pos = off + done;
-		ssize_t n = kernel_read(fr->file, buf + done, len - done, &pos);
+		ssize_t n;
 
+		if (++fr->calls > PARSE_MAX_CALLS)
+			return ELF_BUILDID_READ_LIMIT;
+		/* Its records went out with TIMEOUT: no one waits for more. */
+		if (time_after(jiffies, fr->deadline))
+			return -ETIMEDOUT;
+		n = kernel_read(fr->file, buf + done, len - done, &pos);
 		if (n < 0)
 			return n;
 		if (!n)
@@ -186,22 +233,52 @@ static bool parse(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 	bid->status = parsed.status;
 	bid->size = parsed.size;
 	memcpy(bid->data, parsed.id, parsed.size);
-	atomic64_inc(&stat_parse[parsed.status]);
 	return true;
 }
 
+/* The state of @inode now; its next change bumps i_version, where it is kept. */
+static void state_now(struct inode *inode, struct mmap3_inode_state *st)
+{
+	mmap3_inode_state(inode, st);
+	if (st->has_iversion)
+		st->iversion = inode_query_iversion(inode);
+}
+
 /*
- * Remember what was read of @inode in state @st, unless it changed while
- * we read (then the bytes may be of the new state) or the read failed.
+ * The build-id of @inode, read by @fr, in the state *@st it is in.  A
+ * file that changed while it was read (its state after is not *@st) is
+ * read again in its new state, which *@st then says, at most PARSE_TRIES
+ * times: the answer is never of bytes of two states, or of a state it
+ * does not name.  One that keeps changing is IO_ERROR.  What was read of
+ * a state is cached, failed reads excepted.  Returns false if the page
+ * cache lacked a page (then nothing is known).
  */
-static void remember(struct inode *inode, const struct mmap3_inode_state *st,
-		     const struct mmap3_build_id *bid)
+static bool parse_file(struct mmap3_resolver *r, struct file_reader *fr, struct inode *inode,
+		       struct mmap3_inode_state *st, struct mmap3_build_id *bid)
 {
 	struct mmap3_inode_state after;
+	unsigned int tries = 0;
 
-	mmap3_inode_state(inode, &after);
-	if (bid->status != MMAP3_BUILDID_IO_ERROR && mmap3_inode_state_equal(st, &after))
+	for (;;) {
+		if (!parse(r, fr, st->size, bid))
+			return false;
+		state_now(inode, &after);
+		if (mmap3_inode_state_equal(st, &after))
+			break;
+		*st = after;
+		if (++tries == PARSE_TRIES) {
+			memset(bid, 0, sizeof(*bid));
+			bid->status = MMAP3_BUILDID_IO_ERROR;
+			break;
+		}
+		fr->reads = 0;
+		fr->calls = 0;
+		fr->bytes = 0;
+	}
+	atomic64_inc(&stat_parse[bid->status]);
+	if (bid->status != MMAP3_BUILDID_IO_ERROR)
 		mmap3_cache_insert(inode, st, bid);
+	return true;
 }
 
 /*
@@ -217,12 +294,15 @@ static bool file_readable(struct file *file)
 	       !(inode->i_sb->s_iflags & SB_I_NOEXEC);
 }
 
-/* A dump's record waits for room in its buffer; a live one never waits. */
+/*
+ * A dump's record waits for room in its buffer; a live one never waits.
+ * The record says the file changed if @st is not the state it was mapped in.
+ */
 static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 		 const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
-		 bool changed, struct mmap3_output *out)
+		 struct mmap3_output *out)
 {
-	mmap3_record_mmap_fill(r->rec, ev, bid, st, changed);
+	mmap3_record_mmap_fill(r->rec, ev, bid, st, !mmap3_inode_state_equal(&ev->state, st));
 	if (out)
 		mmap3_output_mmap(out, ev, r->rec, true);
 	else
@@ -237,25 +317,93 @@ static void emit_status(struct mmap3_resolver *r, struct mmap3_event *ev, u8 sta
 
 	if (status == MMAP3_BUILDID_TIMEOUT)
 		atomic64_inc(&stat_timeout);
-	emit(r, ev, &bid, &ev->state, false, out);
+	emit(r, ev, &bid, &ev->state, out);
 }
 
-/* Under slow_lock: a read of @inode in state @st asked for already. */
+/* Under slow_lock: a read of @inode in state @st asked for, not past its deadline. */
 static struct slow_read *find_slow_read(struct inode *inode, const struct mmap3_inode_state *st)
 {
 	struct slow_read *sr;
 
 	list_for_each_entry(sr, &slow_reads, node)
-		if (file_inode(sr->file) == inode && mmap3_inode_state_equal(&sr->state, st))
+		if (sr->id.inode == inode && mmap3_inode_state_equal(&sr->state, st))
 			return sr;
 	return NULL;
 }
 
+static kuid_t accountable_user(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->fsuid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* Under slow_lock: may @sr start, beside the reads running? */
+static bool may_start(const struct slow_read *sr)
+{
+	const struct slow_read *other;
+	unsigned int users = 0;
+
+	list_for_each_entry(other, &slow_reads, node) {
+		if (other->phase != SLOW_RUNNING)
+			continue;
+		if (other->id.inode->i_sb == sr->id.inode->i_sb)
+			return false;
+		if (uid_eq(other->user, sr->user) && ++users >= slow_readers)
+			return false;
+	}
+	return true;
+}
+
 /*
- * Under slow_lock: take @sr's waiters off every list, with @bid
- * (TIMEOUT: with their own state).  A dump's go to parked_served at once,
- * so its drain always finds them on one list or the other; the live
- * ones to @live, for serve_live().
+ * Under slow_lock: may a read of @inode for @user wait?  Not if its
+ * filesystem is stuck in a read past its deadline, nor beyond the bounds.
+ */
+static bool may_wait(const struct inode *inode, kuid_t user)
+{
+	const struct slow_read *other;
+	unsigned int users = 0;
+
+	if (nr_waiting >= MAX_SLOW_WAITING)
+		return false;
+	list_for_each_entry(other, &slow_reads, node) {
+		if (other->phase == SLOW_RUNNING && other->expired &&
+		    other->id.inode->i_sb == inode->i_sb)
+			return false;
+		if (other->phase == SLOW_WAITING && uid_eq(other->user, user) &&
+		    ++users >= MAX_SLOW_WAITING_USER)
+			return false;
+	}
+	return true;
+}
+
+/* Under slow_lock: start the oldest reads that may start. */
+static void dispatch(void)
+{
+	struct slow_read *sr;
+
+	list_for_each_entry(sr, &slow_reads, node) {
+		if (nr_running_live >= slow_readers || nr_running >= MAX_SLOW_RUNNING)
+			return;
+		if (sr->phase != SLOW_WAITING || !may_start(sr))
+			continue;
+		sr->phase = SLOW_RUNNING;
+		nr_waiting--;
+		nr_running++;
+		nr_running_live++;
+		queue_work(slow_wq, &sr->work);
+	}
+}
+
+/*
+ * Under slow_lock: take @sr's waiters off every list, with @bid read in
+ * state @st (TIMEOUT: with their own state).  A dump's go to
+ * parked_served at once, so its drain always finds them on one list or
+ * the other; the live ones to @live, for serve_live().
  */
 static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
 			 const struct mmap3_inode_state *st, struct list_head *live)
@@ -272,7 +420,6 @@ static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
 		}
 		p->bid = *bid;
 		p->st = timeout ? p->ev.state : *st;
-		p->changed = !timeout && p->changed;
 		list_move_tail(&p->node, &parked_served);
 	}
 	list_splice_init(&sr->waiters, live);
@@ -289,7 +436,7 @@ static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 		if (bid->status == MMAP3_BUILDID_TIMEOUT)
 			emit_status(r, &p->ev, MMAP3_BUILDID_TIMEOUT, NULL);
 		else
-			emit(r, &p->ev, bid, st, p->changed, NULL);
+			emit(r, &p->ev, bid, st, NULL);
 		kfree(p);
 		n++;
 	}
@@ -301,121 +448,164 @@ static void serve_live(struct mmap3_resolver *r, struct list_head *live,
 	wake_up_all(&parked_wait);
 }
 
+static void slow_read_free(struct slow_read *sr)
+{
+	mmap3_file_id_put(&sr->id);
+	put_cred(sr->cred);
+	kfree(sr);
+	/*
+	 * Last: module exit waits for this function to return
+	 * (destroy_workqueue() of the queue it runs on).
+	 */
+	module_put(THIS_MODULE);
+}
+
 static void slow_expire(struct work_struct *work)
 {
 	struct slow_read *sr = container_of(to_delayed_work(work), struct slow_read, expire);
 	const struct mmap3_build_id timeout = { .status = MMAP3_BUILDID_TIMEOUT };
 	LIST_HEAD(waiters);
+	bool never_started;
 
 	spin_lock(&slow_lock);
+	if (sr->phase == SLOW_DONE) {
+		/* Its read serves the waiters; it waits for us to return. */
+		spin_unlock(&slow_lock);
+		return;
+	}
 	sr->expired = true;
 	take_waiters(sr, &timeout, NULL, &waiters);
+	never_started = sr->phase == SLOW_WAITING;
+	if (never_started) {
+		list_del(&sr->node);
+		nr_waiting--;
+	} else {
+		/* Stuck in its filesystem, perhaps for good: a reader is free. */
+		nr_running_live--;
+	}
+	dispatch();
 	spin_unlock(&slow_lock);
 
 	mutex_lock(&expire_lock);
 	serve_live(&expire_resolver, &waiters, &timeout, NULL);
 	mutex_unlock(&expire_lock);
+	if (never_started)
+		slow_read_free(sr);
 }
 
-static void slow_read_done(struct slow_read *sr)
+/* Read @sr's file in state *@st, as its mapper could. */
+static void read_slowly(struct mmap3_resolver *r, struct slow_read *sr,
+			struct mmap3_inode_state *st, struct mmap3_build_id *bid)
 {
-	fput(sr->file);
-	kfree(sr);
-	/* Last: module exit waits for this function to return (destroy_workqueue()). */
-	module_put(THIS_MODULE);
+	struct file_reader fr = { .deadline = sr->deadline };
+	const struct cred *old;
+
+	old = override_creds(sr->cred);
+	fr.file = mmap3_file_id_open(&sr->id, sr->cred);
+	if (!IS_ERR(fr.file)) {
+		parse_file(r, &fr, sr->id.inode, st, bid);
+		fput(fr.file);
+	}
+	revert_creds(old);
+	atomic64_inc(&stat_slow);
 }
 
 static void slow_read(struct work_struct *work)
 {
 	struct slow_read *sr = container_of(work, struct slow_read, work);
-	struct inode *inode = file_inode(sr->file);
 	struct mmap3_build_id bid = { .status = MMAP3_BUILDID_IO_ERROR };
-	struct file_reader fr = { };
+	struct mmap3_inode_state st = sr->state;
 	struct mmap3_resolver r;
 	LIST_HEAD(waiters);
 
-	if (!mmap3_resolver_init(&r)) {
-		fr.file = mmap3_open_private(&sr->file->f_path, current_cred());
-		if (!IS_ERR(fr.file)) {
-			parse(&r, &fr, sr->state.size, &bid);
-			fput(fr.file);
-			remember(inode, &sr->state, &bid);
-		}
-		atomic64_inc(&stat_slow);
-	}
+	if (!mmap3_resolver_init(&r))
+		read_slowly(&r, sr, &st, &bid);
 
 	spin_lock(&slow_lock);
 	list_del(&sr->node);
-	nr_slow--;
-	take_waiters(sr, &bid, &sr->state, &waiters);
+	nr_running--;
+	if (!sr->expired)
+		nr_running_live--;
+	sr->phase = SLOW_DONE;
+	take_waiters(sr, &bid, &st, &waiters);
+	dispatch();
 	spin_unlock(&slow_lock);
 	/* The deadline's work may be serving waiters: it found none to take. */
 	cancel_delayed_work_sync(&sr->expire);
 
 	if (r.rec) {
-		serve_live(&r, &waiters, &bid, &sr->state);
+		serve_live(&r, &waiters, &bid, &st);
 	} else {
 		mutex_lock(&expire_lock);
-		serve_live(&expire_resolver, &waiters, &bid, &sr->state);
+		serve_live(&expire_resolver, &waiters, &bid, &st);
 		mutex_unlock(&expire_lock);
 	}
 	mmap3_resolver_destroy(&r);
-	slow_read_done(sr);
+	slow_read_free(sr);
 }
 
 /*
- * Hand @ev to a slow reader of its file (in state @now).  Returns false
- * if it cannot wait (the file's read is past its deadline, or too much
- * is waiting already): the caller emits it with TIMEOUT.
+ * Hand @ev to a slow read of its file (in state @now).  Returns false if
+ * it cannot wait (the file's read is past its deadline, or too much is
+ * waiting already): the caller emits it with TIMEOUT.
  */
-static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now, bool changed,
+static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now,
 		 struct mmap3_output *out)
 {
 	struct inode *inode = file_inode(ev->file);
+	kuid_t user = accountable_user(ev->cred);
 	struct slow_read *sr, *new;
 	struct parked *p;
 
-	p = kmalloc_obj(*p);
-	new = kmalloc_obj(*new);
+	p = kmalloc_obj(*p, GFP_KERNEL_ACCOUNT);
+	new = kmalloc_obj(*new, GFP_KERNEL_ACCOUNT);
 	if (!p || !new)
 		goto fail;
 	p->ev = *ev;
-	p->changed = changed;
 	p->out = out;
+	/* Outside slow_lock: iput() and path_put() may sleep. */
+	mmap3_file_id_get(&new->id, ev->file);
 
 	spin_lock(&slow_lock);
 	if (nr_parked >= MAX_PARKED)
 		goto fail_unlock;
 	sr = find_slow_read(inode, now);
-	if (sr && sr->expired)
-		goto fail_unlock;	/* it did not answer in time: don't pile up */
 	if (!sr) {
-		if (nr_slow >= MAX_SLOW_READS || !try_module_get(THIS_MODULE))
+		if (!may_wait(inode, user) || !try_module_get(THIS_MODULE))
 			goto fail_unlock;
 		sr = new;
 		new = NULL;
 		INIT_LIST_HEAD(&sr->waiters);
-		sr->file = get_file(ev->file);
+		sr->cred = get_cred(ev->cred);
+		sr->user = user;
 		sr->state = *now;
+		sr->phase = SLOW_WAITING;
 		sr->expired = false;
+		sr->deadline = jiffies + msecs_to_jiffies(mmap3_read_timeout_ms);
 		INIT_WORK(&sr->work, slow_read);
 		INIT_DELAYED_WORK(&sr->expire, slow_expire);
 		list_add_tail(&sr->node, &slow_reads);
-		nr_slow++;
-		queue_work(slow_wq, &sr->work);
-		queue_delayed_work(system_unbound_wq, &sr->expire,
-				   msecs_to_jiffies(read_timeout_ms));
+		nr_waiting++;
+		queue_delayed_work(expire_wq, &sr->expire, msecs_to_jiffies(mmap3_read_timeout_ms));
+		dispatch();
+	} else if (sr->expired) {
+		goto fail_unlock;	/* it did not answer in time: don't pile up */
 	}
 	p->seq = ++parked_seq;
 	list_add_tail(&p->node, &sr->waiters);
 	list_add_tail(&p->all, &parked_all);
 	nr_parked++;
 	spin_unlock(&slow_lock);
-	kfree(new);
+	if (new) {
+		mmap3_file_id_put(&new->id);
+		kfree(new);
+	}
 	return true;
 
 fail_unlock:
 	spin_unlock(&slow_lock);
+	if (new)
+		mmap3_file_id_put(&new->id);
 fail:
 	kfree(p);
 	kfree(new);
@@ -428,7 +618,6 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 	struct file_reader fr = { .mapping = ev->file->f_mapping };
 	struct mmap3_inode_state now;
 	struct mmap3_build_id bid;
-	bool changed;
 
 	if (!file_readable(ev->file)) {
 		atomic64_inc(&stat_parse[MMAP3_BUILDID_UNREADABLE]);
@@ -438,27 +627,22 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 	/* The build-id of what was mapped, read before the file changed. */
 	if (mmap3_cache_lookup(inode, &ev->state, &bid)) {
 		atomic64_inc(&stat_hits);
-		emit(r, ev, &bid, &ev->state, false, out);
+		emit(r, ev, &bid, &ev->state, out);
 		return;
 	}
 	atomic64_inc(&stat_misses);
-	mmap3_inode_state(inode, &now);
-	/* Make the next change bump i_version, where it is kept. */
-	if (now.has_iversion)
-		now.iversion = inode_query_iversion(inode);
 	/* Else the file as it is now, which is what was mapped unless changed. */
-	changed = !mmap3_inode_state_equal(&ev->state, &now);
-	if (changed && mmap3_cache_lookup(inode, &now, &bid)) {
-		emit(r, ev, &bid, &now, true, out);
+	state_now(inode, &now);
+	if (!mmap3_inode_state_equal(&ev->state, &now) && mmap3_cache_lookup(inode, &now, &bid)) {
+		emit(r, ev, &bid, &now, out);
 		return;
 	}
-	if (parse(r, &fr, now.size, &bid)) {
+	if (parse_file(r, &fr, inode, &now, &bid)) {
 		atomic64_inc(&stat_cached);
-		remember(inode, &now, &bid);
-		emit(r, ev, &bid, &now, changed, out);
+		emit(r, ev, &bid, &now, out);
 		return;
 	}
-	if (!park(ev, &now, changed, out))
+	if (!park(ev, &now, out))
 		emit_status(r, ev, MMAP3_BUILDID_TIMEOUT, out);
 }
 
@@ -485,7 +669,23 @@ static bool live_parked_before(u64 seq)
 	return ret;
 }
 
-void mmap3_resolve_flush(void)
+u64 mmap3_resolve_unserved(const struct mmap3_output *out, u64 seq)
+{
+	struct parked *p;
+	u64 n = 0;
+
+	spin_lock(&slow_lock);
+	list_for_each_entry(p, &parked_all, all) {
+		if (p->seq > seq)
+			break;
+		if (!p->out && mmap3_output_wants(out, &p->ev))
+			n++;
+	}
+	spin_unlock(&slow_lock);
+	return n;
+}
+
+u64 mmap3_resolve_flush(void)
 {
 	u64 seq;
 
@@ -494,7 +694,8 @@ void mmap3_resolve_flush(void)
 	spin_unlock(&slow_lock);
 	/* Each is served by its deadline; the margin covers writing them. */
 	wait_event_timeout(parked_wait, !live_parked_before(seq),
-			   msecs_to_jiffies(read_timeout_ms) + HZ);
+			   msecs_to_jiffies(mmap3_read_timeout_ms) + HZ);
+	return seq;
 }
 
 /* Under slow_lock: does one of @out's events still wait for its read? */
@@ -546,7 +747,7 @@ void mmap3_resolve_drain(struct mmap3_resolver *r, struct mmap3_output *out)
 		list_for_each_entry_safe(p, tmp, &mine, node) {
 			if (p->bid.status == MMAP3_BUILDID_TIMEOUT)
 				atomic64_inc(&stat_timeout);
-			emit(r, &p->ev, &p->bid, &p->st, p->changed, out);
+			emit(r, &p->ev, &p->bid, &p->st, out);
 			kfree(p);
 		}
 		if (!waiting)
@@ -568,7 +769,7 @@ void mmap3_resolve_stats(struct mmap3_stats *st)
 	st->reads_cached = atomic64_read(&stat_cached);
 	st->reads_slow = atomic64_read(&stat_slow);
 	st->reads_timeout = atomic64_read(&stat_timeout);
-	st->reads_in_flight = READ_ONCE(nr_slow);
+	st->reads_in_flight = READ_ONCE(nr_waiting) + READ_ONCE(nr_running);
 	st->reads_parked = READ_ONCE(nr_parked);
 	for (i = 0; i < MMAP3_BUILDID_NR_STATUS && i < ARRAY_SIZE(st->parse); i++)
 		st->parse[i] = atomic64_read(&stat_parse[i]);
@@ -578,24 +779,33 @@ int mmap3_resolve_init(void)
 {
 	int ret;
 
-	if (!slow_readers || !read_timeout_ms) {
+	if (!slow_readers || !mmap3_read_timeout_ms) {
 		pr_err("slow_readers and read_timeout_ms must not be 0\n");
 		return -EINVAL;
 	}
 	ret = mmap3_resolver_init(&expire_resolver);
 	if (ret)
 		return ret;
-	slow_wq = alloc_workqueue("mmap3_slow", WQ_UNBOUND, slow_readers);
-	if (!slow_wq) {
+	slow_wq = alloc_workqueue("mmap3_slow", WQ_UNBOUND, MAX_SLOW_RUNNING);
+	expire_wq = alloc_workqueue("mmap3_expire", WQ_UNBOUND, 0);
+	if (!slow_wq || !expire_wq) {
+		if (slow_wq)
+			destroy_workqueue(slow_wq);
+		if (expire_wq)
+			destroy_workqueue(expire_wq);
 		mmap3_resolver_destroy(&expire_resolver);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Every slow read held a module reference: none is left. */
+/*
+ * Every slow read held a module reference: none is left, but the last
+ * may still be returning from slow_read_free().
+ */
 void mmap3_resolve_exit(void)
 {
 	destroy_workqueue(slow_wq);
+	destroy_workqueue(expire_wq);
 	mmap3_resolver_destroy(&expire_resolver);
 }

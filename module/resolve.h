@@ -33,8 +33,18 @@ void mmap3_resolver_destroy(struct mmap3_resolver *r);
  */
 void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap3_output *out);
 
-/* Return once the live events handed over before are emitted: at most about read_timeout_ms. */
-void mmap3_resolve_flush(void);
+/*
+ * Return once the live events handed over before are emitted: at most
+ * about read_timeout_ms.  Returns where those events end, for
+ * mmap3_resolve_unserved().
+ */
+u64 mmap3_resolve_flush(void);
+
+/*
+ * Live events handed over up to @seq and still waiting for their files,
+ * that @out wants: lost to an output detached now.
+ */
+u64 mmap3_resolve_unserved(const struct mmap3_output *out, u64 seq);
 
 /*
  * Emit the records of @out's parked events as their reads end; return

@@ -58,6 +58,7 @@ void mmap3_session_destroy(struct mmap3_session *s)
 	mutex_lock(&s->config_lock);
 	mmap3_session_disable(s);
 	mutex_unlock(&s->config_lock);
+	mmap3_dump_free(&s->dump);
 	mmap3_output_destroy(&s->out);
 	kfree(s);
 	atomic_dec(&nr_sessions);
@@ -69,7 +70,8 @@ int mmap3_session_set_buffer_size(struct mmap3_session *s, u64 size)
 	if (size < MMAP3_BUFFER_SIZE_MIN || size > MMAP3_BUFFER_SIZE_MAX ||
 	    size > max_buffer_size || !is_power_of_2(size))
 		return -EINVAL;
-	if (s->enabled || mmap3_ring_used(&s->out.ring))
+	/* What its reader has not had yet, a pending loss included, stays. */
+	if (s->enabled || mmap3_ring_used(&s->out.ring) || s->out.ring.lost_pending)
 		return -EBUSY;
 	return mmap3_ring_alloc(&s->out.ring, size);
 }
@@ -138,6 +140,9 @@ int mmap3_session_enable(struct mmap3_session *s)
 		if (ret)
 			return ret;
 	}
+	ret = mmap3_dump_prepare(&s->dump);
+	if (ret)
+		return ret;
 	ret = mmap3_hook_get(wants_data(s));
 	if (ret)
 		return ret;
@@ -147,6 +152,7 @@ int mmap3_session_enable(struct mmap3_session *s)
 	krec.header.time = mmap3_output_time(&s->out, &now);
 	mmap3_output_emit(&s->out, &krec.header, false);
 	mmap3_sink_attach(&s->out);
+	WRITE_ONCE(s->ended, false);
 	WRITE_ONCE(s->enabled, true);
 	mmap3_dump_start(&s->dump, &s->out, wants_data(s));
 	return 0;
@@ -154,14 +160,22 @@ int mmap3_session_enable(struct mmap3_session *s)
 
 int mmap3_session_disable(struct mmap3_session *s)
 {
+	u64 seq, unserved;
+
 	lockdep_assert_held(&s->config_lock);
 	if (!s->enabled)
 		return 0;
 	mmap3_dump_stop(&s->dump);
-	/* Everything mapped before the call gets in. */
-	mmap3_hook_flush();
+	/* Everything mapped before the call gets in, or is counted lost. */
+	seq = mmap3_hook_flush();
 	mmap3_sink_detach(&s->out);
+	/* Still waiting for their files when the flush gave up: lost to it. */
+	unserved = mmap3_resolve_unserved(&s->out, seq);
+	if (unserved)
+		mmap3_output_lost(&s->out, MMAP3_LOST_UNRESOLVED, unserved);
+	mmap3_output_flush_lost(&s->out);
 	mmap3_hook_put(wants_data(s));
+	WRITE_ONCE(s->ended, true);
 	WRITE_ONCE(s->enabled, false);
 	/* A reader waiting for records sees the end. */
 	mmap3_output_wake(&s->out);

@@ -18,6 +18,7 @@ struct mmap3_session {
 	 */
 	struct mutex config_lock;
 	bool enabled;			/* under config_lock; read unlocked */
+	bool ended;			/* disabled since its last enable: readers see the end */
 	struct mmap3_output out;
 	struct mmap3_dump dump;
 	struct mutex read_lock;		/* one reader at a time (abi.c) */

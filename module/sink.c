@@ -79,12 +79,15 @@ u64 mmap3_output_time(const struct mmap3_output *out, const struct mmap3_time *t
 	return ktime_to_ns(ktime_mono_to_any(ns_to_ktime(t->mono), offs));
 }
 
-/* Under ->ring.lock: count the hook's queue losses since the last look. */
+/*
+ * Under ->ring.lock: count the hook's queue losses since the last look,
+ * if attached: losses while a session is not enabled are not its own.
+ */
 static void fold_queue_lost(struct mmap3_output *out)
 {
 	u64 n = atomic64_read(&sink_queue_lost) - out->queue_lost_seen;
 
-	if (n) {
+	if (n && out->attached) {
 		out->queue_lost_seen += n;
 		out->lost[MMAP3_LOST_QUEUE] += n;
 		mmap3_ring_lost(&out->ring, n);
@@ -174,6 +177,27 @@ static bool output_wants(const struct mmap3_output *out, const struct mmap3_even
 	return true;
 }
 
+bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid)
+{
+	const struct mmap3_filter *f = &out->filter;
+	pid_t nr = pid_nr_ns(tgid, out->pid_ns);
+	u32 i;
+
+	if (!nr)
+		return false;
+	for (i = 0; i < f->nr_pids; i++)
+		if (f->pids[i] == nr)
+			return true;
+	return !f->nr_pids;
+}
+
+bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev)
+{
+	pid_t tgid;
+
+	return output_wants(out, ev, &tgid);
+}
+
 bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
 		       struct mmap3_record_mmap *rec, bool wait)
 {
@@ -184,7 +208,8 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
 	if (!output_wants(out, ev, &tgid))
 		return true;
 	if (out->filter.flags & MMAP3_FILTER_CAPTURE)
-		handle = mmap3_capture_offer(&out->capture, ev->file, &rec->build_id);
+		handle = mmap3_capture_offer(&out->capture, ev->file, ev->tgid,
+					     &rec->build_id);
 	copy = output_reserve(out, rec, rec->header.size, mmap3_output_time(out, &ev->time),
 			      wait);
 	if (copy) {
@@ -250,7 +275,10 @@ void mmap3_sink_attach(struct mmap3_output *out)
 {
 	mutex_lock(&sink_lock);
 	/* Losses from before are not this session's. */
+	spin_lock(&out->ring.lock);
 	out->queue_lost_seen = atomic64_read(&sink_queue_lost);
+	out->attached = true;
+	spin_unlock(&out->ring.lock);
 	list_add_tail_rcu(&out->node, &sink_outputs);
 	mutex_unlock(&sink_lock);
 }
@@ -258,13 +286,16 @@ void mmap3_sink_attach(struct mmap3_output *out)
 void mmap3_sink_detach(struct mmap3_output *out)
 {
 	mutex_lock(&sink_lock);
+	/* The hook's losses while it was attached are its own; none after. */
+	spin_lock(&out->ring.lock);
+	fold_queue_lost(out);
+	out->attached = false;
+	spin_unlock(&out->ring.lock);
 	list_del_rcu(&out->node);
 	mutex_unlock(&sink_lock);
 	/* No mmap3_sink_wants() walker is still looking at it. */
 	synchronize_rcu();
 	INIT_LIST_HEAD(&out->node);
-	mmap3_output_flush_lost(out);
-	mmap3_output_wake(out);
 }
 
 bool mmap3_sink_any(void)
@@ -352,6 +383,11 @@ void mmap3_sink_queue_lost(void)
 	atomic64_inc(&sink_queue_lost);
 }
 
+void mmap3_sink_queue_lost_add(u64 n)
+{
+	atomic64_add(n, &sink_queue_lost);
+}
+
 u64 mmap3_sink_queue_lost_count(void)
 {
 	return atomic64_read(&sink_queue_lost);
@@ -366,12 +402,15 @@ void mmap3_output_stats(struct mmap3_output *out, struct mmap3_stats *st)
 	st->lost_queue = out->lost[MMAP3_LOST_QUEUE];
 	st->lost_nomem = out->lost[MMAP3_LOST_NOMEM];
 	st->lost_dump = out->lost[MMAP3_LOST_DUMP];
-	st->lost = st->lost_buffer + st->lost_queue + st->lost_nomem + st->lost_dump;
+	st->lost_unresolved = out->lost[MMAP3_LOST_UNRESOLVED];
+	st->lost = st->lost_buffer + st->lost_queue + st->lost_nomem + st->lost_dump +
+		   st->lost_unresolved;
 	st->bytes = out->bytes;
 	st->buffer_size = out->ring.size;
 	st->buffer_used = mmap3_ring_used(&out->ring);
 	spin_unlock(&out->ring.lock);
 	st->captures_held = READ_ONCE(out->capture.held);
 	st->captures_refused = READ_ONCE(out->capture.refused);
+	st->captures_denied = READ_ONCE(out->capture.denied);
 	st->memory = st->buffer_size + mmap3_capture_memory(&out->capture);
 }

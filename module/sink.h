@@ -32,6 +32,7 @@ struct mmap3_output {
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	struct mmap3_filter filter;
 	bool closing;			/* waiters for room give up */
+	bool attached;			/* in the sink's list; under @ring.lock */
 	bool wake_pending;		/* records since the last batched wake-up */
 	u64 queue_lost_seen;		/* of the hook's queue losses, counted */
 	u64 records;
@@ -67,6 +68,8 @@ void mmap3_sink_wake(void);
 void mmap3_sink_wake_readers(void);
 /* The hook's queue was full: NMI-safe. */
 void mmap3_sink_queue_lost(void);
+/* @n mappings the hook never saw (its probe missed them). */
+void mmap3_sink_queue_lost_add(u64 n);
 u64 mmap3_sink_queue_lost_count(void);
 
 /*
@@ -74,6 +77,10 @@ u64 mmap3_sink_queue_lost_count(void);
  * @wait, wait for the reader to make room, leaving a quarter of the
  * buffer to live records, until the output closes.
  */
+/* Does @out want records of process @tgid (its pid filter, its pid namespace)? */
+bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid);
+/* Does @out want a record of @ev (its filter, its pid namespace)? */
+bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
 bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
 		       struct mmap3_record_mmap *rec, bool wait);
 bool mmap3_output_module(struct mmap3_output *out, struct mmap3_record_module *rec,

@@ -631,8 +631,12 @@ TEST_F(capture, read_poll_and_errors)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_SET_CLOCK, &(int){ 12345 }));
 	EXPECT_EQ(EINVAL, errno);
-	/* Disabled and empty: end of file. */
-	EXPECT_EQ(0, read(self->fd, small, sizeof(small)));
+	/* Never enabled: nothing yet, but not the end either. */
+	fcntl(self->fd, F_SETFL, O_NONBLOCK);
+	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	fcntl(self->fd, F_SETFL, 0);
 	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
 	EXPECT_EQ(-1, ioctl(self->fd, MMAP3_IOC_ENABLE));
 	EXPECT_EQ(EBUSY, errno);

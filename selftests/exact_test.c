@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <poll.h>
+
 #include "kselftest_harness.h"
 #include "session.h"
 
@@ -413,6 +415,106 @@ TEST(path_longer_than_path_max_is_flagged)
 	close(dir);
 	close(fd);
 	records_free(&r);
+}
+
+/*
+ * The hook's queue losses belong to the sessions enabled when they
+ * happen: one opened before but enabled after them counts none, and its
+ * first record is still KERNEL.
+ */
+TEST(losses_before_enable_are_not_the_sessions)
+{
+	struct mmap3_stats st;
+	struct records r = { };
+	int a, b, i;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/q2", 1, 0, 0x18, 20, 256, NULL));
+	ASSERT_EQ(0, reload_mmap3("queue_len=16"));
+	a = session_open();
+	b = session_open();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, session_filter(a, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(a, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(a, &r));
+	records_free(&r);
+	ASSERT_EQ(0, set_worker_delay("2000"));
+	for (i = 0; i < 100; i++)
+		munmap(map_exec(DIR "/q2"), 4096);
+	ASSERT_EQ(0, get_stats(b, &st));
+	EXPECT_EQ(0, st.lost);
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_EQ(0, get_stats(a, &st));
+	EXPECT_LT(0, st.lost_queue);
+	ASSERT_EQ(0, ioctl(a, MMAP3_IOC_FLUSH));
+
+	ASSERT_EQ(0, ioctl(b, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(b, &r));
+	ASSERT_LT(0, r.len);
+	EXPECT_EQ(MMAP3_RECORD_KERNEL, ((struct mmap3_record_header *)r.buf)->type);
+	EXPECT_EQ(0, count_type(&r, MMAP3_RECORD_LOST));
+	ASSERT_EQ(0, get_stats(b, &st));
+	EXPECT_EQ(0, st.lost);
+	close(a);
+	close(b);
+	records_free(&r);
+	ASSERT_EQ(0, reload_mmap3(""));
+}
+
+/*
+ * poll() waits before the first ENABLE; after DISABLE it says POLLIN
+ * while a read has something to give, the last LOST record included
+ * (its buffer was too full to take it at DISABLE), and POLLHUP after.
+ * The buffer cannot be resized away under that last LOST record.
+ */
+TEST(poll_tells_the_last_loss_before_the_end)
+{
+	struct pollfd pfd;
+	static char buf[1 << 20];
+	uint64_t lost = 0;
+	int fd, i, hup = 0;
+	ssize_t n;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/q3", 1, 0, 0x19, 20, 256, NULL));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	/* Nothing read: the buffer fills up, and the rest is lost. */
+	for (i = 0; i < 2000; i++)
+		munmap(map_exec(DIR "/q3"), 4096);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 128 << 10 }));
+	for (i = 0; i < 1000; i++) {
+		pfd.revents = 0;
+		ASSERT_EQ(1, poll(&pfd, 1, 0));
+		if (pfd.revents & POLLHUP) {
+			hup = 1;
+			break;
+		}
+		ASSERT_TRUE(pfd.revents & POLLIN);
+		n = read(fd, buf, sizeof(buf));
+		ASSERT_LT(0, n);
+		for (ssize_t off = 0; off < n;) {
+			struct mmap3_record_header *h = (void *)(buf + off);
+
+			if (h->type == MMAP3_RECORD_LOST)
+				lost += ((struct mmap3_record_lost *)h)->lost;
+			off += h->size;
+		}
+	}
+	EXPECT_TRUE(hup);
+	EXPECT_LT(0, lost) {
+		TH_LOG("POLLHUP came before the last LOST record was read");
+	}
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 128 << 10 }));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

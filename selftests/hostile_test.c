@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <sched.h>
 #include <linux/capability.h>
+#include <grp.h>
 #include <sys/fanotify.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -72,12 +74,20 @@ static void kernel_module(const char *name)
 	usleep(100000);		/* devtmpfs makes the nodes */
 }
 
-/* Start the test FUSE daemon on @mnt serving @src; its pid, or -1. */
+/*
+ * Start the test FUSE daemon on @mnt serving @src, with the options of
+ * @opt (words separated by spaces); its pid, or -1.
+ */
 static pid_t fusefs_start(const char *mnt, const char *src, const char *opt)
 {
-	char ready[16] = "";
-	int pipefd[2];
+	char ready[16] = "", words[128], *argv[12] = { "fusefs", (char *)mnt, (char *)src };
+	int pipefd[2], argc = 3;
+	char *w, *save;
 	pid_t pid;
+
+	snprintf(words, sizeof(words), "%s", opt);
+	for (w = strtok_r(words, " ", &save); w && argc < 11; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
 
 	kernel_module("fuse");
 	mkdir(mnt, 0755);
@@ -87,7 +97,7 @@ static pid_t fusefs_start(const char *mnt, const char *src, const char *opt)
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
-		execl("/selftests/fusefs", "fusefs", mnt, src, opt, (char *)NULL);
+		execv("/selftests/fusefs", argv);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -912,6 +922,763 @@ TEST_F_TIMEOUT(slow, dump_of_60000_mappings_streams_without_loss, 900)
 	for (i = 0; i < PROCS; i++)
 		waitpid(kids[i], NULL, 0);
 	records_free(&r);
+}
+
+/* Make an ext2 filesystem on a loop device at DIR/disk (nanosecond times). */
+static int ext2_mount(void)
+{
+	mkdir(DIR, 0755);
+	mkdir(DIR "/disk", 0755);
+	kernel_module("loop");
+	kernel_module("ext4");
+	return sh("dd if=/dev/zero of=" DIR "/disk.img bs=1M count=16 2>/dev/null && "
+		  "mke2fs -F -q -I 256 " DIR "/disk.img >/dev/null 2>&1 && "
+		  /* devtmpfs makes the loop device's node a moment later */
+		  "for i in 1 2 3 4 5 6 7 8 9 10; do "
+		  "mount -o loop -t ext2 " DIR "/disk.img " DIR "/disk && break; "
+		  "sleep 0.5; done; grep -q \" " DIR "/disk \" /proc/mounts");
+}
+
+/* Children that map @n files @fmt (with %d) and stay; their pids in @kids. */
+static int map_each_in_children(const char *fmt, int n, pid_t *kids)
+{
+	char path[128];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), fmt, i);
+		kids[i] = fork_child();
+		if (kids[i] == 0) {
+			if (map_exec(path) == MAP_FAILED)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		if (kids[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void kill_all(pid_t *kids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	}
+}
+
+/*
+ * A filesystem that stops answering holds one slow reader, not the
+ * pool: with eight files hung on a FUSE mount (one read stuck in its
+ * daemon, the others waiting behind it on the same filesystem, cancelled
+ * at their deadline), fifty programs freshly written to an ext2
+ * filesystem on a loop device, their pages dropped, are read from disk
+ * and every one gets its build-id.  Before, four hung reads took every
+ * reader for good.  A long deadline, so the ext2 reads, one at a time on
+ * their filesystem, are not judged by the speed of an emulated disk.
+ */
+TEST_F_TIMEOUT(slow, hung_filesystem_holds_one_reader, 300)
+{
+	struct mmap3_record_mmap *m;
+	struct mmap3_stats st;
+	struct records r = { };
+	uint8_t id[50][20];
+	pid_t daemon, kids[8] = { };
+	char path[128];
+	int fd, i, found = 0;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), DIR "/src/hung%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x20 + i, 20, 256, NULL));
+	}
+	ASSERT_EQ(0, ext2_mount());
+	for (i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/cold%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x80 + i, 20, 256, id[i]));
+	}
+	sync();
+	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=8000"));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	ASSERT_EQ(0, map_each_in_children(DIR "/mnt/hung%d", 8, kids));
+	usleep(200000);		/* their reads are asked for, one stuck */
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+	for (i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/cold%d", i);
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	for (i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/cold%d", i);
+		m = find_mmap(&r, getpid(), path, 0);
+		ASSERT_NE(NULL, m);
+		if (build_id_is(&m->build_id, id[i], 20))
+			found++;
+		else
+			TH_LOG("%s: status %u", path, m->build_id.status);
+	}
+	EXPECT_EQ(50, found);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LE(1, st.reads_in_flight);
+	TH_LOG("%d of 50 cold files resolved beside 8 hung ones; %llu reads in flight",
+	       found, (unsigned long long)st.reads_in_flight);
+
+	close(fd);
+	records_free(&r);
+	kill_all(kids, 8);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+	/* This process still maps its files. */
+	EXPECT_EQ(0, umount2(DIR "/disk", MNT_DETACH));
+}
+
+/*
+ * The module reads a file as its mapper could: a FUSE daemon that
+ * serves only uid 1000 (as a root-squashing NFS server, or a FUSE mount
+ * without allow_other, keeps others out) answers the module's reads of
+ * what uid 1000 mapped.  Before, they were made as root, and refused.
+ */
+TEST(slow_reads_are_made_as_the_mapper)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint8_t id[20];
+	pid_t daemon, c;
+	int fd;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/users", 1, 0, 0x41, 20, 256, id));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--only-uid 1000");
+	ASSERT_LT(0, daemon);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	c = fork_child();
+	if (c == 0) {
+		if (become_user(0) || map_exec(DIR "/mnt/users") == MAP_FAILED)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_LT(0, c);
+	usleep(100000);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, c, DIR "/mnt/users", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id, 20)) {
+		TH_LOG("status %u: read as someone else than its mapper", m->build_id.status);
+	}
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	close(fd);
+	records_free(&r);
+	fusefs_stop(daemon, DIR "/mnt");
+}
+
+/*
+ * A capture handle holds the file, not the mapper's open of it: a
+ * program written and mapped through one open file, which also holds a
+ * flock, and closed, can be executed (no ETXTBSY from a writer kept
+ * alive) and locked again while the session still holds its handle.
+ */
+TEST(capture_holds_no_users_open_file)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	char buf[65536];
+	int fd, src, n, status, lk;
+	pid_t c, runner;
+
+	mkdir(DIR, 0755);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	c = fork_child();
+	if (c == 0) {
+		int w = open(DIR "/rw_prog", O_RDWR | O_CREAT | O_TRUNC, 0755);
+
+		src = open("/selftests/spin_v2", O_RDONLY);
+		if (w < 0 || src < 0 || flock(w, LOCK_EX))
+			_exit(1);
+		while ((n = read(src, buf, sizeof(buf))) > 0)
+			if (write(w, buf, n) != n)
+				_exit(1);
+		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, w, 0) == MAP_FAILED)
+			_exit(1);
+		_exit(0);	/* its mapping, open file and lock go with it */
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, c, DIR "/rw_prog", 0);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(0, m->capture);
+
+	/*
+	 * The worker's last reference to the mapper's open file went with
+	 * the record; a kworker's fput() completes a moment later.
+	 */
+	lk = open(DIR "/rw_prog", O_RDONLY);
+	ASSERT_LE(0, lk);
+	for (n = 0; n < 100 && flock(lk, LOCK_EX | LOCK_NB); n++)
+		usleep(10000);
+	EXPECT_EQ(0, flock(lk, LOCK_EX | LOCK_NB)) {
+		TH_LOG("the mapper's flock outlived it: %s", strerror(errno));
+	}
+	close(lk);
+	runner = fork_child();
+	if (runner == 0) {
+		execl(DIR "/rw_prog", "rw_prog", "1", (char *)NULL);
+		_exit(errno == ETXTBSY ? 99 : 98);
+	}
+	ASSERT_EQ(runner, waitpid(runner, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("exec: %s", WEXITSTATUS(status) == 99 ? "ETXTBSY" : "failed");
+	}
+	close(fd);
+	records_free(&r);
+}
+
+/* The first live mapping record of @pid whose path starts with @prefix. */
+static struct mmap3_record_mmap *find_mmap_prefix(struct records *r, pid_t pid,
+						  const char *prefix)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type == MMAP3_RECORD_MMAP && (pid_t)m->pid == pid &&
+		    !(m->flags & MMAP3_MMAP_DUMP) && !strncmp(m->path, prefix, strlen(prefix)))
+			return m;
+	}
+	return NULL;
+}
+
+/* In a child: become uid @uid with exactly CAP_PERFMON (or none). */
+static int become_uid(uid_t uid, int perfmon)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { };
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	if (perfmon)
+		data[1].effective = data[1].permitted = 1u << (CAP_PERFMON - 32);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * Captures are no wider than /proc/PID/map_files: a CAP_PERFMON-only
+ * opener (uid 1000) gets no handle for uid 2000's memfd program (its
+ * inode is mode 0777) nor for uid 2000's program under a 0700 directory,
+ * but one for its own program, whose bytes it reads; root gets and reads
+ * all three.
+ */
+TEST(capture_no_wider_than_map_files)
+{
+	struct mmap3_capture_read rd = { .size = sizeof(rd) };
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	int ready[2], go[2], status, fd, n;
+	pid_t opener, memfd_runner, dir_runner, own_runner;
+	char pids[64], got[4096], byte;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, mkdir(DIR "/private", 0700));
+	ASSERT_EQ(0, sh("cp /selftests/spin_v1 " DIR "/private/prog && "
+			"cp /selftests/spin_v3 " DIR "/own_prog && "
+			"chown -R 2000:2000 " DIR "/private && chown 1000:1000 " DIR "/own_prog"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 1000, 0));
+
+	opener = fork_child();
+	if (opener == 0) {
+		pid_t p[3];
+		int sfd, i;
+
+		if (become_uid(1000, 1))
+			_exit(20);
+		sfd = session_open();
+		if (sfd < 0 || session_filter(sfd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
+		    ioctl(sfd, MMAP3_IOC_ENABLE) || read_dump(sfd, &r))
+			_exit(21);
+		write(ready[1], "r", 1);
+		if (read(go[0], pids, sizeof(pids)) <= 0 ||
+		    sscanf(pids, "%d %d %d", &p[0], &p[1], &p[2]) != 3 || flush_and_read(sfd, &r))
+			_exit(22);
+		m = find_mmap_prefix(&r, p[0], "/memfd:");
+		if (!m || m->capture)
+			_exit(m ? 23 : 24);
+		m = find_mmap(&r, p[1], DIR "/private/prog", 0);
+		if (!m || m->capture)
+			_exit(m ? 25 : 26);
+		/* Its own process's file: offered, and read. */
+		m = find_mmap(&r, p[2], DIR "/own_prog", 0);
+		if (!m || !m->capture)
+			_exit(m ? 27 : 28);
+		rd.handle = m->capture;
+		rd.buf = (uintptr_t)got;
+		rd.len = sizeof(got);
+		i = ioctl(sfd, MMAP3_IOC_CAPTURE_READ, &rd);
+		_exit(i > 0 && !memcmp(got, "\177ELF", 4) ? 0 : 29);
+	}
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 0, 0));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	/* They run while the mappings are looked at: 3 s each. */
+	memfd_runner = fork_child();
+	if (memfd_runner == 0) {
+		if (become_uid(2000, 0))
+			_exit(30);
+		execl("/selftests/memfd_exec", "memfd_exec", "ctr", "/selftests/spin_v2", "3000",
+		      (char *)NULL);
+		_exit(31);
+	}
+	dir_runner = fork_child();
+	if (dir_runner == 0) {
+		if (become_uid(2000, 0))
+			_exit(30);
+		execl(DIR "/private/prog", "prog", "3000", (char *)NULL);
+		_exit(31);
+	}
+	own_runner = fork_child();
+	if (own_runner == 0) {
+		if (become_uid(1000, 0))
+			_exit(30);
+		execl(DIR "/own_prog", "own_prog", "3000", (char *)NULL);
+		_exit(31);
+	}
+	usleep(500000);
+	snprintf(pids, sizeof(pids), "%d %d %d", memfd_runner, dir_runner, own_runner);
+	ASSERT_EQ((ssize_t)strlen(pids), write(go[1], pids, strlen(pids)));
+	ASSERT_EQ(opener, waitpid(opener, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("uid 1000's session: exit %d (23: a handle for the memfd, "
+		       "25: for the private file, 27: none for its own)", WEXITSTATUS(status));
+	}
+
+	/* Root reads all three. */
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap_prefix(&r, memfd_runner, "/memfd:");
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(0, m->capture);
+	rd.handle = m->capture;
+	rd.buf = (uintptr_t)got;
+	rd.len = sizeof(got);
+	n = ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd);
+	EXPECT_LT(0, n);
+	m = find_mmap(&r, dir_runner, DIR "/private/prog", 0);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(0, m->capture);
+	rd.handle = m->capture;
+	n = ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd);
+	EXPECT_LT(0, n);
+	kill_all((pid_t[]){ memfd_runner, dir_runner, own_runner }, 3);
+	close(fd);
+	records_free(&r);
+}
+
+/*
+ * A capture read whose filesystem stops answering returns ETIMEDOUT
+ * after read_timeout_ms, and at once while that read is still stuck;
+ * the bytes in the page cache still come, and other files' reads go on.
+ */
+TEST(capture_read_of_a_hung_file_times_out)
+{
+	struct mmap3_capture_read rd = { .size = sizeof(rd) };
+	struct mmap3_record_mmap *m, *other;
+	struct records r = { };
+	static char got[1 << 20];
+	uint8_t id[20];
+	pid_t daemon;
+	double t;
+	int fd, f;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/big", 1, 0, 0x52, 20, 256, id));
+	ASSERT_EQ(0, truncate(DIR "/src/big", 2 << 20));
+	ASSERT_EQ(0, write_elf(DIR "/plain", 1, 0, 0x53, 20, 256, NULL));
+	/* The first READ answered (the first page), every later one hangs. */
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang-after 1");
+	ASSERT_LT(0, daemon);
+	f = open(DIR "/mnt/big", O_RDONLY);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(0, posix_fadvise(f, 0, 0, POSIX_FADV_RANDOM));
+	ASSERT_EQ(4096, pread(f, got, 4096, 0));
+	close(f);
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/mnt/big"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/plain"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/mnt/big", 0);
+	other = find_mmap(&r, getpid(), DIR "/plain", 0);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(NULL, other);
+	ASSERT_TRUE(build_id_is(&m->build_id, id, 20));
+	ASSERT_NE(0, m->capture);
+
+	rd.handle = m->capture;
+	rd.buf = (uintptr_t)got;
+	rd.len = 4096;
+	EXPECT_EQ(4096, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	rd.len = sizeof(got);
+	t = now_s();
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	TH_LOG("a read of the hung file returned after %.1f s", now_s() - t);
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	rd.len = 4096;
+	EXPECT_EQ(4096, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+	rd.handle = other->capture;
+	rd.len = sizeof(got);
+	EXPECT_LT(0, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+
+	close(fd);
+	records_free(&r);
+	/* The stuck read holds the module until the daemon goes. */
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+}
+
+/*
+ * Rewrite @path in place with the same ELF file but a build-id of @fill:
+ * one write of the same size, no truncation.
+ */
+static int rewrite_in_place(const char *path, uint8_t fill, uint8_t *id)
+{
+	char buf[4096];
+	int fd, ret = -1;
+	ssize_t n;
+
+	if (write_elf(DIR "/rewrite.tmp", 1, 0, fill, 20, 256, id))
+		return -1;
+	fd = open(DIR "/rewrite.tmp", O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0 && n > 0 && pwrite(fd, buf, n, 0) == n)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * A record's build-id is of the state its mtime names, and the record
+ * says CHANGED when that is not the state the file was mapped in: a
+ * program on ext2 (pages dropped) rewritten in place (one write, the
+ * same size) while its read waits behind forty others of its filesystem
+ * gets either its old id and mtime, unflagged, or the new ones with
+ * CHANGED, never a mix.
+ */
+TEST(record_tells_a_change_during_its_read)
+{
+	struct mmap3_record_mmap *m;
+	struct mmap3_stats st;
+	struct records r = { };
+	uint8_t old_id[20], new_id[20];
+	struct stat before, after;
+	uint64_t misses;
+	char path[128];
+	int fd, i, tries;
+
+	ASSERT_EQ(0, ext2_mount());
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/filler%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x90 + i, 20, 256, NULL));
+	}
+	ASSERT_EQ(0, write_elf(DIR "/disk/target", 1, 0, 0x31, 20, 256, old_id));
+	sync();
+	ASSERT_EQ(0, stat(DIR "/disk/target", &before));
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	ASSERT_EQ(0, get_stats(fd, &st));
+	misses = st.cache_misses;
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/filler%d", i);
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/disk/target"));
+	/* Rewritten once the worker has handed the target's read over. */
+	for (tries = 0; tries < 1000; tries++) {
+		ASSERT_EQ(0, get_stats(fd, &st));
+		if (st.cache_misses - misses >= 41)
+			break;
+		usleep(1000);
+	}
+	usleep(2000);
+	ASSERT_EQ(0, rewrite_in_place(DIR "/disk/target", 0x32, new_id));
+	ASSERT_EQ(0, stat(DIR "/disk/target", &after));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/disk/target", 0);
+	ASSERT_NE(NULL, m);
+	if (!(m->flags & MMAP3_MMAP_CHANGED)) {
+		TH_LOG("read before the rewrite: the mapped file's id");
+		EXPECT_TRUE(build_id_is(&m->build_id, old_id, 20)) {
+			TH_LOG("status %u, not the mapped file's id, and no CHANGED",
+			       m->build_id.status);
+		}
+		EXPECT_EQ(before.st_mtim.tv_sec, m->mtime_sec);
+		EXPECT_EQ(before.st_mtim.tv_nsec, m->mtime_nsec);
+	} else {
+		TH_LOG("read after the rewrite: the new file's id, CHANGED");
+		EXPECT_TRUE(build_id_is(&m->build_id, new_id, 20)) {
+			TH_LOG("status %u", m->build_id.status);
+		}
+		EXPECT_EQ(after.st_mtim.tv_sec, m->mtime_sec);
+		EXPECT_EQ(after.st_mtim.tv_nsec, m->mtime_nsec);
+	}
+	close(fd);
+	records_free(&r);
+	EXPECT_EQ(0, umount2(DIR "/disk", MNT_DETACH));
+}
+
+/*
+ * Whatever the module reads of a file mapped through overlayfs is the
+ * mapped inode.  A program of a lower layer on ext2 (its pages dropped)
+ * is mapped through overlay A; while its read waits behind forty others
+ * of its filesystem, A copies it up and rewrites it.  Its record carries
+ * the lower file's id, and so do the same file mapped through overlay B
+ * and directly: before 6.8 the mapped file has the overlay's path, and
+ * the module's own open of that path would have read the upper file (and
+ * cached its id under the lower inode).  A's file now is the upper one.
+ */
+TEST(overlay_reads_the_mapped_layer)
+{
+	struct mmap3_record_mmap *m;
+	struct mmap3_stats st;
+	struct records r = { };
+	uint8_t lower_id[20], upper_id[20];
+	char path[128];
+	int fd, i, tries;
+
+	ASSERT_EQ(0, ext2_mount());
+	kernel_module("overlay");
+	ASSERT_EQ(0, sh("cd " DIR "/disk && mkdir -p lower upA workA upB workB && "
+			"mkdir -p " DIR "/ovA " DIR "/ovB"));
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/filler%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x90 + i, 20, 256, NULL));
+	}
+	ASSERT_EQ(0, write_elf(DIR "/disk/lower/prog", 1, 0, 0x4c, 20, 256, lower_id));
+	ASSERT_EQ(0, mount("overlay", DIR "/ovA", "overlay", 0,
+			   "lowerdir=" DIR "/disk/lower,upperdir=" DIR "/disk/upA,workdir=" DIR
+			   "/disk/workA"));
+	ASSERT_EQ(0, mount("overlay", DIR "/ovB", "overlay", 0,
+			   "lowerdir=" DIR "/disk/lower,upperdir=" DIR "/disk/upB,workdir=" DIR
+			   "/disk/workB"));
+	sync();
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/filler%d", i);
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/ovA/prog"));
+	for (tries = 0; tries < 1000; tries++) {
+		ASSERT_EQ(0, get_stats(fd, &st));
+		if (st.reads_parked)
+			break;
+		usleep(1000);
+	}
+	/* Copied up, and rewritten there. */
+	ASSERT_EQ(0, write_elf(DIR "/ovA/prog", 1, 0, 0x55, 20, 256, upper_id));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/ovA/prog", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, lower_id, 20)) {
+		TH_LOG("through A: status %u, %s", m->build_id.status,
+		       build_id_is(&m->build_id, upper_id, 20) ? "the upper file's id" : "");
+	}
+	records_free(&r);
+
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/ovB/prog"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/disk/lower/prog"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/ovA/prog"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/ovB/prog", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, lower_id, 20));
+	m = find_mmap(&r, getpid(), DIR "/disk/lower/prog", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, lower_id, 20));
+	/* The later mapping through A, of the upper file. */
+	m = find_mmap(&r, getpid(), DIR "/ovA/prog", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, upper_id, 20));
+	close(fd);
+	records_free(&r);
+	EXPECT_EQ(0, umount2(DIR "/ovA", MNT_DETACH));
+	EXPECT_EQ(0, umount2(DIR "/ovB", MNT_DETACH));
+	EXPECT_EQ(0, umount2(DIR "/disk", MNT_DETACH));
+}
+
+/*
+ * A real-time process that maps a file and then keeps its CPU (SCHED_FIFO
+ * 50, pinned, never sleeping, for 3 s) does not hold its record back: it
+ * reaches the reader, on the other CPU, while the mapper still runs.  On
+ * PREEMPT_RT the hook's hand-off ran in that CPU's irq_work thread
+ * (SCHED_FIFO 1), and the worker's delay was a timer of that CPU, both
+ * starved.
+ */
+TEST(records_come_while_a_realtime_mapper_runs)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct pollfd pfd;
+	struct records r = { };
+	volatile int *state;
+	int fd, still_running;
+	pid_t c;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/rt_mapped", 1, 0, 0x3a, 20, 256, NULL));
+	state = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, state);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	c = fork_child();
+	if (c == 0) {
+		double end;
+
+		while (!state[1])
+			usleep(1000);
+		if (pin_to_cpu(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		state[0] = 1;
+		if (map_exec(DIR "/rt_mapped") == MAP_FAILED)
+			_exit(2);
+		for (end = now_s() + 3; now_s() < end;)
+			;
+		state[0] = 2;
+		_exit(0);
+	}
+	ASSERT_LT(0, c);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &c));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	state[1] = 1;
+
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	still_running = state[0] == 1;
+	ASSERT_EQ(0, read_available(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, c, DIR "/rt_mapped", 0));
+	EXPECT_TRUE(still_running) {
+		TH_LOG("the record came only once the real-time mapper let its CPU go");
+	}
+	waitpid(c, NULL, 0);
+	close(fd);
+	records_free(&r);
+}
+
+/*
+ * The dump does not wait for a process whose memory map stays locked
+ * (held for writing 4 s, as by a writer stuck that long): it tries it
+ * again at the end, then counts it skipped, and lost as many mappings as
+ * it has memory areas, at least its 30 mappings of a file; before, a
+ * skipped process counted one.
+ */
+TEST(dump_counts_a_locked_process_by_its_mappings)
+{
+	const char *ko = "/lib/mmap3/mmap3_test_module.ko";
+	struct mmap3_record_dump_done *done = NULL;
+	struct mmap3_record_header *h;
+	struct mmap3_stats st;
+	struct records r = { };
+	char arg[64];
+	pid_t holder, locker;
+	int fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/locked", 1, 0, 0x6c, 20, 256, NULL));
+	load_ko(ko);
+	holder = fork_child();
+	if (holder == 0) {
+		execl("/selftests/mapexec", "mapexec", "-n", "30", "-w", DIR "/locked",
+		      (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, holder);
+	usleep(300000);
+	locker = fork_child();
+	if (locker == 0) {
+		snprintf(arg, sizeof(arg), "%d 4000", holder);
+		_exit(write_file("/sys/module/mmap3_test_module/parameters/lock_mm", arg) ? 1 : 0);
+	}
+	ASSERT_LT(0, locker);
+	usleep(200000);
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &holder));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	for_each_record(&r, h)
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			done = (void *)h;
+	ASSERT_NE(NULL, done);
+	EXPECT_EQ(1, done->tasks_skipped);
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LE(30, st.lost_dump) {
+		TH_LOG("a skipped process counted %llu lost", (unsigned long long)st.lost_dump);
+	}
+	waitpid(locker, NULL, 0);
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	close(fd);
+	records_free(&r);
+	syscall(SYS_delete_module, "mmap3_test_module", O_NONBLOCK);
 }
 
 TEST_HARNESS_MAIN

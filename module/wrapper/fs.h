@@ -45,25 +45,69 @@ static inline const struct path *mmap3_file_user_path(struct file *file)
 }
 
 /*
- * A read-only open of @path of the module's own, with @cred, that raises
- * no fsnotify event on reads (and, before 6.14's fsnotify changes, none
- * on the open either) and does not touch the access time.  The user's
- * struct file is never read: its O_DIRECT and its watchers stay its own.
- * Permission is the caller's to check (dentry_open() does not).
+ * What a mapped file is opened again by, without holding the mapper's
+ * struct file (its leases, flocks and i_writecount are the user's: a
+ * writable open held on would make exec of the file fail with ETXTBSY):
+ * its path and the inode it maps.
+ *
+ * Before 6.8 a file mapped through overlayfs is the real (lower or
+ * upper) file under the overlay's path, and opening that path again
+ * opens whatever is there now: after a copy-up, the upper file, another
+ * inode.  So the real inode is opened under that path, as overlayfs did
+ * itself (open_with_fake_path(), until 6.5).  From 6.8 the mapped file's
+ * own path is the real one.  On 6.5 to 6.7 (backing_file_open(), no
+ * Debian kernel) such a file is not opened: -ESTALE.
  */
-static inline struct file *mmap3_open_private(const struct path *path,
+struct mmap3_file_id {
+	struct path path;
+	struct inode *inode;
+};
+
+static inline void mmap3_file_id_get(struct mmap3_file_id *id, struct file *file)
+{
+	id->path = file->f_path;
+	path_get(&id->path);
+	id->inode = file_inode(file);
+	ihold(id->inode);
+}
+
+static inline void mmap3_file_id_put(struct mmap3_file_id *id)
+{
+	iput(id->inode);
+	path_put(&id->path);
+}
+
+/*
+ * A read-only open of the file of @id of the module's own, with @cred
+ * (the caller also runs with it, for what the filesystem checks against
+ * the current task), that raises no fsnotify event on reads (and, before
+ * 6.14's fsnotify changes, none on the open either), does not touch the
+ * access time and does not wait for a lease to break (O_NONBLOCK:
+ * -EWOULDBLOCK).  Permission is the caller's to check (dentry_open() does
+ * not).
+ */
+static inline struct file *mmap3_file_id_open(const struct mmap3_file_id *id,
 					      const struct cred *cred)
 {
-	int flags = O_RDONLY | O_LARGEFILE | O_NOATIME;
-#ifdef __FMODE_NONOTIFY
-	return dentry_open(path, flags | __FMODE_NONOTIFY, cred);
-#else
-	struct file *file = dentry_open(path, flags, cred);
+	int flags = O_RDONLY | O_LARGEFILE | O_NOATIME | O_NONBLOCK;
+	struct file *file;
 
+#ifdef __FMODE_NONOTIFY
+	flags |= __FMODE_NONOTIFY;
+#endif
+	if (d_inode(id->path.dentry) == id->inode)
+		file = dentry_open(&id->path, flags, cred);
+	else
+#if MMAP3_KERNEL_BEFORE(6, 5)
+		file = open_with_fake_path(&id->path, flags, id->inode, cred);
+#else
+		file = ERR_PTR(-ESTALE);
+#endif
+#ifndef __FMODE_NONOTIFY
 	if (!IS_ERR(file))
 		file_set_fsnotify_mode(file, FMODE_NONOTIFY);
-	return file;
 #endif
+	return file;
 }
 
 /*

@@ -98,11 +98,13 @@ static inline long mmap3_page_cache_copy(struct address_space *mapping, void *ds
 
 /*
  * A zeroed buffer of @size bytes charged to the caller's memory cgroup;
- * failure is the caller's to report (ENOMEM), not a kernel warning.
+ * failure is the caller's to report (ENOMEM), not a kernel warning, and
+ * never the OOM killer's to prevent (the size is a user's choice).
  */
 static inline void *mmap3_vzalloc_account(unsigned long size)
 {
-	return __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
+	return __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+			 __GFP_RETRY_MAYFAIL);
 }
 
 #endif /* MMAP3_WRAPPER_MM_H */

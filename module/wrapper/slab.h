@@ -9,14 +9,17 @@
 
 /*
  * kzalloc_obj() and kmalloc_obj() (7.0, and in Debian's 6.12) size the
- * allocation from the object; older kernels get GFP_KERNEL-only
- * stand-ins.
+ * allocation from the object, with GFP_KERNEL unless flags follow; older
+ * kernels get stand-ins that do the same.
  */
+/* The flags given, else GFP_KERNEL (@empty is the nothing before them). */
+#define __mmap3_gfp(empty, gfp, ...)	(empty gfp)
+#define mmap3_default_gfp(...)		__mmap3_gfp(, ##__VA_ARGS__, GFP_KERNEL)
 #ifndef kzalloc_obj
-#define kzalloc_obj(P)	kzalloc(sizeof(P), GFP_KERNEL)
+#define kzalloc_obj(P, ...)	kzalloc(sizeof(P), mmap3_default_gfp(__VA_ARGS__))
 #endif
 #ifndef kmalloc_obj
-#define kmalloc_obj(P)	kmalloc(sizeof(P), GFP_KERNEL)
+#define kmalloc_obj(P, ...)	kmalloc(sizeof(P), mmap3_default_gfp(__VA_ARGS__))
 #endif
 
 #endif /* MMAP3_WRAPPER_SLAB_H */

@@ -8,6 +8,12 @@
  * does) and answer them again (SIGUSR2, for requests that come later).
  *
  *   fusefs MOUNTPOINT SRCDIR [--gen N] [--time SECONDS] [--hang]
+ *          [--hang-after N] [--only-uid UID]
+ *
+ *   --hang-after N   answer the first N READ requests, then hang
+ *   --only-uid UID   refuse (EACCES) OPEN and READ requests made with
+ *                    another fsuid, as a server that squashes root or
+ *                    serves only its user does
  *
  * Prints "ready" on stdout once mounted, then serves until the
  * filesystem is unmounted or the daemon is killed (which aborts the
@@ -42,6 +48,8 @@ static int nr_files;
 static uint64_t generation = 1;
 static uint64_t fixed_time;	/* 0: the source files' own */
 static volatile sig_atomic_t hang;
+static long hang_after = -1;	/* READs left to answer before hanging; -1: no limit */
+static long only_uid = -1;
 
 static void on_usr1(int sig)
 {
@@ -151,6 +159,10 @@ static void handle(int dev, const struct fuse_in_header *in, const void *arg, ch
 	case FUSE_OPENDIR: {
 		struct fuse_open_out oo = { .open_flags = FOPEN_KEEP_CACHE };
 
+		if (only_uid >= 0 && in->uid != (uint32_t)only_uid) {
+			reply(dev, in->unique, -EACCES, NULL, 0);
+			return;
+		}
 		reply(dev, in->unique, 0, &oo, sizeof(oo));
 		return;
 	}
@@ -158,8 +170,14 @@ static void handle(int dev, const struct fuse_in_header *in, const void *arg, ch
 		const struct fuse_read_in *ri = arg;
 		ssize_t n;
 
-		if (hang)
+		if (hang || !hang_after)
 			return;		/* read, and never answered */
+		if (hang_after > 0)
+			hang_after--;
+		if (only_uid >= 0 && in->uid != (uint32_t)only_uid) {
+			reply(dev, in->unique, -EACCES, NULL, 0);
+			return;
+		}
 		f = node_file(in->nodeid);
 		if (!f) {
 			reply(dev, in->unique, -EISDIR, NULL, 0);
@@ -245,7 +263,8 @@ int main(int argc, char **argv)
 	int dev, i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: fusefs MOUNTPOINT SRCDIR [--gen N] [--time S] [--hang]\n");
+		fprintf(stderr, "usage: fusefs MOUNTPOINT SRCDIR [--gen N] [--time S] [--hang]"
+			" [--hang-after N] [--only-uid UID]\n");
 		return 2;
 	}
 	for (i = 3; i < argc; i++) {
@@ -255,6 +274,10 @@ int main(int argc, char **argv)
 			fixed_time = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--hang"))
 			hang = 1;
+		else if (!strcmp(argv[i], "--hang-after") && i + 1 < argc)
+			hang_after = strtol(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--only-uid") && i + 1 < argc)
+			only_uid = strtol(argv[++i], NULL, 0);
 	}
 	signal(SIGUSR1, on_usr1);
 	signal(SIGUSR2, on_usr2);

@@ -11,6 +11,13 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
+ *	2.1	statistics: mappings lost unresolved at DISABLE, captures
+ *		denied (the opener may not read the mapper's files), probe
+ *		misses; CAPTURE_READ may fail with ETIMEDOUT and EAGAIN;
+ *		before the first ENABLE, read() waits (EAGAIN if
+ *		O_NONBLOCK) and poll() reports nothing, instead of the end;
+ *		after DISABLE, poll() says POLLIN until the last LOST record
+ *		is read
  *	2.0	ioctls dispatched by type and number alone, the size taken
  *		from the struct (so structs can grow); magic 0xBD;
  *		CAPTURE_READ may refuse (EACCES) what the opener may not
@@ -35,7 +42,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		0
+#define MMAP3_ABI_MINOR		1
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -345,7 +352,9 @@ struct mmap3_filter {
  * @lost_queue:		... the module's queue of pending mappings was full
  *			(these are counted to every enabled session)
  * @lost_nomem:		... memory for a record or the dump ran out
- * @lost_dump:		... mappings of processes the dump could not read
+ * @lost_dump:		... mappings of processes the dump could not read (a
+ *			process whose memory map stayed locked counts as many
+ *			as it has memory areas, an upper bound)
  * @bytes:		bytes written to the buffer
  * @buffer_size:	the buffer's size
  * @buffer_used:	bytes waiting to be read
@@ -371,6 +380,16 @@ struct mmap3_filter {
  * @reads_parked:	mappings waiting for a slow read now (bounded: past
  *			the bound they get MMAP3_BUILDID_TIMEOUT at once)
  * @parse:		files parsed, by enum mmap3_buildid_status
+ *
+ * Since 2.1:
+ * @lost_unresolved:	this session: mappings still waiting for their file's
+ *			read when DISABLE's flush gave up (also in @lost)
+ * @captures_denied:	this session: first-seen build-ids given no handle
+ *			because the opener may not read the mapping process's
+ *			files (as /proc/PID/map_files requires)
+ * @probe_missed:	the module: hits of the mmap probe the kprobes core
+ *			missed (another probe running on that CPU); counted
+ *			in @queue_lost and every enabled session's @lost_queue
  */
 struct mmap3_stats {
 	__u32 size;
@@ -403,9 +422,13 @@ struct mmap3_stats {
 	__u64 reads_in_flight;
 	__u64 reads_parked;
 	__u64 parse[16];
+	__u64 lost_unresolved;
+	__u64 captures_denied;
+	__u64 probe_missed;
 };
 
 #define MMAP3_STATS_SIZE_VER0	352
+#define MMAP3_STATS_SIZE_VER1	376
 #define MMAP3_IOC_GET_STATS	_IOWR(MMAP3_IOC_MAGIC, 0x07, struct mmap3_stats)
 
 /*
@@ -415,9 +438,13 @@ struct mmap3_stats {
  * handles are held at once, and the module's capture_ids bounds how many
  * build-ids a session remembers as offered (records beyond either carry
  * none; the file is offered again at a later mapping).  Only bytes the
- * opener could read itself are handed out: the file is read with the
+ * opener could read itself are handed out: a handle is offered only if
+ * the opener may read the mapping process's files, as /proc/PID/map_files
+ * requires (ptrace access; not another user's memfd, nor a file under
+ * another user's private directory), and the file is read with the
  * credentials the device was opened with, after the kernel's permission
- * check for reading (an execute-only binary gets EACCES).
+ * check for reading (an execute-only binary gets EACCES).  A read waits
+ * for the file's filesystem at most the module's read_timeout_ms.
  *
  * struct mmap3_capture_read - argument of MMAP3_IOC_CAPTURE_READ
  * @size:	sizeof(struct mmap3_capture_read) of the caller
@@ -427,7 +454,9 @@ struct mmap3_stats {
  * @len:	its length; at most MMAP3_CAPTURE_READ_MAX is read per call
  * Returns the number of bytes read, 0 at the end of the file.  Errors:
  * ENOENT (no such handle), EACCES (the opener may not read the file),
- * EINVAL, EFAULT, ENOMEM, and the file's read errors.
+ * ETIMEDOUT (its filesystem did not answer in time; again at once while
+ * that read is still stuck), EAGAIN (too many of the session's reads are
+ * stuck so), EINVAL, EFAULT, ENOMEM, and the file's read errors.
  */
 #define MMAP3_CAPTURE_MAX	4096
 #define MMAP3_CAPTURE_READ_MAX	(1U << 20)
