@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "device.h"
+#include "escape.h"
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
 #include "outfile.h"
@@ -217,11 +218,37 @@ static long source_read(const struct source *src, void *buf, size_t len, uint64_
 }
 
 /*
+ * Reading @src at @off failed with @err: that file is not captured,
+ * counted by cause, said in one line.  Capturing goes on.
+ */
+static int unreadable(struct capture *c, const struct source *src, uint64_t off, int err)
+{
+	const char *why;
+
+	if (err == EACCES || err == EPERM) {
+		c->stats.unreadable++;
+		why = "reading it is not allowed";
+	} else if (err == ETIMEDOUT || err == EAGAIN) {
+		c->stats.timed_out++;
+		why = "its filesystem did not answer in time";
+	} else {
+		c->stats.read_failed++;
+		why = strerror(err);
+	}
+	fprintf(stderr, "mmap3: ");
+	escape_text(stderr, src->path, PATH_MAX);
+	fprintf(stderr, ": reading at offset %llu: %s; not captured\n", (unsigned long long)off,
+		why);
+	return 0;
+}
+
+/*
  * Copy @src into the new file @o, at most @limit bytes; returns its size,
- * -1 (printed), or -2 if it has more than @limit.
+ * -1 (printed), -2 if it has more than @limit, or -3 if reading @src
+ * failed (*@err, at *@at).
  */
 static long long copy_out(struct capture *c, const struct source *src, struct outfile *o,
-			  uint64_t limit)
+			  uint64_t limit, int *err, uint64_t *at)
 {
 	static char buf[MMAP3_CAPTURE_READ_MAX];
 	uint64_t off = 0;
@@ -252,9 +279,9 @@ static long long copy_out(struct capture *c, const struct source *src, struct ou
 		c->spent += (uint64_t)n;
 	}
 	if (n < 0) {
-		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
-			(unsigned long long)off, strerror((int)-n));
-		return -1;
+		*err = (int)-n;
+		*at = off;
+		return -3;
 	}
 	return (long long)off;
 }
@@ -405,8 +432,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	struct elf_buildid bid;
 	struct outfile o;
 	struct stat st;
-	int i, hexfd = -1, xxfd = -1, ret = -1, linked, by_total;
-	uint64_t limit;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked, by_total, err = 0;
+	uint64_t limit, at = 0;
 	long long size;
 	char byte;
 	long n;
@@ -440,8 +467,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	n = limit == UINT64_MAX ? 0 : size_known ? size_known > limit :
 	    source_read(src, &byte, 1, limit);
 	if (n < 0) {
-		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
-			(unsigned long long)limit, strerror((int)-n));
+		ret = unreadable(c, src, limit, (int)-n);
 		goto out;
 	}
 	if (n > 0) {
@@ -452,8 +478,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	elf_buildid_parse_buf(precheck_read, &pre, size_known ? size_known : limit, &bid, win,
 			      sizeof(win));
 	if (bid.status == MMAP3_BUILDID_IO_ERROR) {
-		fprintf(stderr, "mmap3: %s: reading at offset %llu: %s\n", src->path,
-			(unsigned long long)bid.offset, strerror(bid.error));
+		ret = unreadable(c, src, bid.offset, bid.error);
 		goto out;
 	}
 	/*
@@ -472,11 +497,13 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (outfile_open_at(&o, hexfd, "elf", elf))
 		goto out;
-	size = copy_out(c, src, &o, limit);
+	size = copy_out(c, src, &o, limit, &err, &at);
 	if (size < 0) {
 		outfile_abort(&o);
 		if (size == -2)
 			ret = over_limit(c, path, by_total);
+		else if (size == -3)
+			ret = unreadable(c, src, at, err);
 		goto out;
 	}
 	/* The stored bytes must be the mapped build's. */

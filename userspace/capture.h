@@ -30,9 +30,13 @@ struct capture_stats {
 	uint64_t over_total;	/* would have passed max_total: not captured */
 	uint64_t planted;	/* a name planted in DIR on the way: not captured */
 	uint64_t long_path;	/* its path too long for DIR: not captured */
+	uint64_t unreadable;	/* reading it refused (EACCES, EPERM) */
+	uint64_t timed_out;	/* its filesystem did not answer in time */
+	uint64_t read_failed;	/* reading it failed otherwise */
 	/* Counted by record.c: */
 	uint64_t abandoned;	/* offered after capturing stopped on an error */
 	uint64_t refused;	/* first-seen build-ids the module gave no handle */
+	uint64_t denied;	/* ... as the opener may not read the mapper's files */
 };
 
 /*
@@ -67,8 +71,10 @@ void capture_close(struct capture *c);
  * Store the file behind the capture handle @m->capture, read through the
  * session @fd, and release the handle.  Its build-id is checked before
  * it is copied (and again once stored), and a file over the limits is
- * not copied at all: each is counted in the statistics.  Returns 0, or
- * -1 after printing one line (e.g. a full disk).
+ * not copied at all: each is counted in the statistics, and so is a file
+ * that cannot be read (refused, its filesystem not answering in time, a
+ * read error): those cost that file only.  Returns 0, or -1 after
+ * printing one line when capturing cannot go on (e.g. a full disk).
  */
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m);
 

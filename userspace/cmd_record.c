@@ -194,6 +194,10 @@ static void report_skipped(const struct record_result *res, const char *dir)
 		{ c->abandoned, "offered after capturing stopped" },
 		{ c->refused, "the module gave no copy of (its capture_ids or handle limit, "
 			      "or memory)" },
+		{ c->denied, "of processes whose files the recording user may not read" },
+		{ c->unreadable, "it may not read" },
+		{ c->timed_out, "whose filesystem did not answer in time" },
+		{ c->read_failed, "that could not be read" },
 	};
 	uint64_t total = 0;
 	unsigned int i;

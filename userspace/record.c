@@ -245,6 +245,7 @@ static int finish(struct session *s)
 			return 0;
 		}
 		s->cap.stats.refused = st.captures_refused;
+		s->cap.stats.denied = st.captures_denied;
 	}
 	return 0;
 }

@@ -90,4 +90,21 @@ check "a group-writable capture DIR is refused: status 1 (got $rc), $(head -n 1 
 	sh -c "test $rc -eq 1 && grep -q '^mmap3: DIR: mode 0775, expected writable by its owner alone' err3"
 chmod 0700 DIR
 
+# A file the module will not hand out (EACCES: the opener may not read
+# it) or cannot read in time (ETIMEDOUT: its filesystem hangs) costs that
+# file only: the others are captured, the run exits 0, each is counted.
+printf '%s\0%s\0' "$tmp/p1" "/usr/bin/one" "$tmp/p2" "/usr/bin/two" "$tmp/p3" "/usr/bin/three" >pairs3
+for e in "13 it may not read:reading it is not allowed" \
+	 "110 whose filesystem did not answer in time:its filesystem did not answer in time"; do
+	errno=${e%% *} rest=${e#* } counted=${rest%%:*} said=${rest#*:}
+	rm -rf DIR4
+	MMAP3_FAKE=files=$tmp/pairs3,readerr=2:$errno "$fake" record -o side4.data --capture DIR4 -- true 2>err4
+	rc=$?
+	check "a capture read failing with errno $errno: record exits 0 (got $rc)" test $rc -eq 0
+	check "... the other files are captured" sh -c "cmp p1 $(link 1 | sed s/DIR/DIR4/)/elf && cmp p3 $(link 3 | sed s/DIR/DIR4/)/elf"
+	check "... that one is not, said: $(grep two err4)" \
+		grep -q "^mmap3: /usr/bin/two: reading at offset [0-9]*: $said; not captured" err4
+	check "... and counted" grep -q "^mmap3: WARNING: 1 files not captured in DIR4: 1 $counted" err4
+done
+
 tap_done

@@ -22,6 +22,9 @@
  *			gave ("capture_bytes N")
  *	refused=N	GET_STATS says the session was refused N capture
  *			handles (captures_refused)
+ *	readerr=H:E	reads of capture handle H fail with errno E (EACCES
+ *			as for a file the opener may not read, ETIMEDOUT as
+ *			for one whose filesystem does not answer)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +52,8 @@ static struct {
 	int changed;
 	const char *stats;
 	int refused;
+	unsigned int readerr_handle;
+	int readerr;
 } cfg;
 
 static struct {
@@ -96,6 +101,8 @@ static void parse_config(void)
 			cfg.stats = kv + 6;
 		else if (!strncmp(kv, "refused=", 8))
 			cfg.refused = atoi(kv + 8);
+		else if (!strncmp(kv, "readerr=", 8))
+			sscanf(kv + 8, "%u:%d", &cfg.readerr_handle, &cfg.readerr);
 	}
 }
 
@@ -325,6 +332,8 @@ long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, u
 	(void)fd;
 	if (!handle || handle > nr_files)
 		return -ENOENT;
+	if (handle == cfg.readerr_handle)
+		return -cfg.readerr;
 	efd = open(files[handle - 1].elf, O_RDONLY | O_CLOEXEC);
 	if (efd < 0)
 		return -errno;
