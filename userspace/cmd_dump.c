@@ -14,12 +14,88 @@
 #include "commands.h"
 #include "escape.h"
 #include "perf/reader.h"
+#include "side.h"
 
 struct dumper {
 	FILE *f;
 	int json;
 	int first;		/* no element of the list printed yet (JSON commas) */
+	/* A side file's HEADER_MMAP3_STATUS entries, sorted; NULL: none. */
+	struct side_status_entry *status;
+	uint64_t nr_status;
 };
+
+static int status_cmp(const void *a, const void *b)
+{
+	const struct side_status_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The file's HEADER_MMAP3_STATUS section, checked and sorted: 0 (also
+ * when there is none), or -1 after saying what was expected.
+ */
+static int load_status(struct dumper *d, struct perf_reader *r)
+{
+	struct side_status_header hdr;
+	size_t len, i;
+	uint8_t *buf;
+	void *p;
+
+	if (!perf_reader_has_feature(r, HEADER_MMAP3_STATUS))
+		return 0;
+	if (perf_reader_feature(r, HEADER_MMAP3_STATUS, &p, &len))
+		return -1;
+	buf = p;
+	if (len < sizeof(hdr)) {
+		fprintf(stderr, "mmap3: %s: feature mmap3_status: %zu bytes, expected at least "
+			"a %zu-byte header\n", r->path, len, sizeof(hdr));
+		goto bad;
+	}
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.version != SIDE_STATUS_VERSION || hdr.entry_size < sizeof(*d->status) ||
+	    hdr.nr > (len - sizeof(hdr)) / hdr.entry_size ||
+	    hdr.nr * hdr.entry_size != len - sizeof(hdr)) {
+		fprintf(stderr, "mmap3: %s: feature mmap3_status: version %u, entries of %u "
+			"bytes, %" PRIu64 " of them in %zu bytes; expected version %u, entries "
+			"of at least %zu bytes filling the section\n", r->path, hdr.version,
+			hdr.entry_size, hdr.nr, len - sizeof(hdr), SIDE_STATUS_VERSION,
+			sizeof(*d->status));
+		goto bad;
+	}
+	d->status = calloc(hdr.nr ? hdr.nr : 1, sizeof(*d->status));
+	if (!d->status) {
+		fprintf(stderr, "mmap3: %s: no memory for %" PRIu64 " statuses\n", r->path, hdr.nr);
+		goto bad;
+	}
+	for (i = 0; i < hdr.nr; i++)
+		memcpy(&d->status[i], buf + sizeof(hdr) + i * hdr.entry_size, sizeof(*d->status));
+	d->nr_status = hdr.nr;
+	qsort(d->status, d->nr_status, sizeof(*d->status), status_cmp);
+	free(buf);
+	return 0;
+bad:
+	free(buf);
+	return -1;
+}
+
+static const char *status_name(unsigned int status)
+{
+	static const char * const names[] = {
+		"found", "not_elf", "no_note", "truncated", "corrupt", "too_long", "limit",
+		"io_error", "unreadable", "timeout",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : NULL;
+}
+
 
 static void hex(FILE *f, const uint8_t *p, size_t n)
 {
@@ -46,8 +122,50 @@ static void key(const struct dumper *d, const char *name)
 		fputc(' ', d->f);
 }
 
-static void dump_mmap(const struct dumper *d, const struct perf_event_header *h, size_t tail)
+/* What the side file says of the mapping record of @pid at @addr, at @time. */
+static void dump_status(const struct dumper *d, uint64_t time, uint32_t pid, uint64_t addr)
 {
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} flags[] = {
+		{ MMAP3_MMAP_DUMP, "dump" },
+		{ MMAP3_MMAP_DELETED, "deleted" },
+		{ MMAP3_MMAP_CHANGED, "changed" },
+		{ MMAP3_MMAP_PATH_TRUNCATED, "path_truncated" },
+	};
+	struct side_status_entry want = { .time = time, .pid = pid, .addr = addr }, *e;
+	const char *name, *sep = "";
+	unsigned int i;
+
+	if (!d->nr_status)
+		return;
+	e = bsearch(&want, d->status, d->nr_status, sizeof(want), status_cmp);
+	if (!e)
+		return;
+	name = status_name(e->status);
+	key(d, "status");
+	if (name)
+		fprintf(d->f, d->json ? "\"%s\"" : "status=%s", name);
+	else
+		fprintf(d->f, d->json ? "%u" : "status=%u", e->status);
+	key(d, "flags");
+	fprintf(d->f, d->json ? "[" : "flags=");
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (!(e->flags & flags[i].flag))
+			continue;
+		fprintf(d->f, d->json ? "%s\"%s\"" : "%s%s", sep, flags[i].name);
+		sep = d->json ? ", " : ",";
+	}
+	if (d->json)
+		fputc(']', d->f);
+	else if (!*sep)
+		fprintf(d->f, "none");
+}
+
+static void dump_mmap(const struct dumper *d, const struct perf_rec *rec, size_t tail)
+{
+	const struct perf_event_header *h = rec->h;
 	struct perf_record_mmap2 m2;
 	struct perf_record_mmap m;
 	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
@@ -72,6 +190,8 @@ static void dump_mmap(const struct dumper *d, const struct perf_event_header *h,
 	}
 	key(d, "filename");
 	string(d, (const char *)h + fixed, h->size - tail - fixed);
+	if (h->type == PERF_RECORD_MMAP2 && rec->has_time)
+		dump_status(d, rec->time, m.pid, m.start);
 }
 
 static void dump_record(struct dumper *d, const struct perf_reader *r, const struct perf_rec *rec)
@@ -108,7 +228,7 @@ static void dump_record(struct dumper *d, const struct perf_reader *r, const str
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		dump_mmap(d, h, tail);
+		dump_mmap(d, rec, tail);
 		break;
 	case PERF_RECORD_COMM:
 		key(d, "comm");
@@ -231,7 +351,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mmap3 dump [--json] FILE\n\n"
 		"Print what a perf.data file (a side file or perf's own, in file or pipe\n"
 		"mode) holds: the attrs, features, build-id table and every record with\n"
-		"its offset and time.\n\n"
+		"its offset and time; a side file's mapping records with the build-id\n"
+		"status and flags mmap3 kept for them (status=timeout, flags=changed).\n\n"
 		"  -j, --json   as JSON (names that are not UTF-8 escaped as \\udcXX)\n");
 }
 
@@ -275,6 +396,8 @@ int cmd_dump(int argc, char **argv)
 	if (buf)
 		dump_build_ids(&d, buf, len);
 	free(buf);
+	if (load_status(&d, &r))
+		goto fail_quiet;
 	fprintf(d.f, d.json ? ",\n  \"records\": [" : "records:\n");
 	while ((ret = perf_reader_next(&r, &rec)) > 0) {
 		dump_record(&d, &r, &rec);
@@ -289,10 +412,13 @@ int cmd_dump(int argc, char **argv)
 	else
 		fprintf(d.f, "%" PRIu64 " records\n", n);
 	perf_reader_close(&r);
+	free(d.status);
 	return 0;
 fail:
 	fflush(d.f);
 	fprintf(stderr, "mmap3: %s\n", perf_reader_error(&r));
+fail_quiet:
 	perf_reader_close(&r);
+	free(d.status);
 	return 1;
 }

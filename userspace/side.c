@@ -17,6 +17,9 @@
  *				Samples", where perf's own losses are "lost
  *				chunks"), and merge keeps it that way
  *
+ * A mapping's build-id status, when not FOUND, and its flags go in the
+ * file's HEADER_MMAP3_STATUS section (side.h).
+ *
  * Every record gets the sample_id trailer of the file's one attr (pid,
  * tid, time, cpu), so perf orders it by time.
  */
@@ -182,6 +185,43 @@ static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint
 	sample_id_write(&side_id, (uint8_t *)rec + size - side_id.size, &id);
 }
 
+/* Flags perf has no room for. */
+#define SIDE_STATUS_FLAGS	(MMAP3_MMAP_DUMP | MMAP3_MMAP_DELETED | MMAP3_MMAP_CHANGED | \
+				 MMAP3_MMAP_PATH_TRUNCATED)
+
+/* Keep @m's status and flags for HEADER_MMAP3_STATUS, if it has any to keep. */
+static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m)
+{
+	struct side_status_entry e = {
+		.time = m->header.time,
+		.addr = m->addr,
+		.pid = m->pid,
+		.tid = m->tid,
+		.flags = m->flags & SIDE_STATUS_FLAGS,
+		.status = m->build_id.status,
+	};
+
+	if (e.status == MMAP3_BUILDID_FOUND && !(e.flags & ~MMAP3_MMAP_DUMP))
+		return 0;
+	if (s->status_cap - s->status_len < sizeof(e) + (s->status_len ? 0 :
+							  sizeof(struct side_status_header))) {
+		size_t cap = s->status_cap ? 2 * s->status_cap : 4096;
+		uint8_t *p = realloc(s->status, cap);
+
+		if (!p) {
+			fprintf(stderr, "mmap3: no memory for the side file's build-id statuses\n");
+			return -1;
+		}
+		s->status = p;
+		s->status_cap = cap;
+	}
+	if (!s->status_len)
+		s->status_len = sizeof(struct side_status_header);
+	memcpy(s->status + s->status_len, &e, sizeof(e));
+	s->status_len += sizeof(e);
+	return 0;
+}
+
 static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 {
 	size_t len = strlen(m->path);
@@ -225,6 +265,8 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
 	perf_writer_commit(&s->pf, size);
 	s->stats.mmaps++;
+	if (keep_status(s, m))
+		return -1;
 	return table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
 }
 
@@ -380,14 +422,26 @@ int side_close(struct side_writer *s)
 
 	if (s->table_len)
 		ret = perf_writer_feature(&s->pf, HEADER_BUILD_ID, s->table, s->table_len);
+	if (!ret && s->status_len) {
+		struct side_status_header hdr = {
+			.version = SIDE_STATUS_VERSION,
+			.entry_size = sizeof(struct side_status_entry),
+			.nr = (s->status_len - sizeof(hdr)) / sizeof(struct side_status_entry),
+		};
+
+		memcpy(s->status, &hdr, sizeof(hdr));
+		ret = perf_writer_feature(&s->pf, HEADER_MMAP3_STATUS, s->status, s->status_len);
+	}
 	if (!ret)
 		ret = perf_writer_close(&s->pf);
 	else
 		perf_writer_abort(&s->pf);
 	free(s->table);
 	free(s->seen);
+	free(s->status);
 	s->table = NULL;
 	s->seen = NULL;
+	s->status = NULL;
 	return ret;
 }
 
@@ -396,6 +450,8 @@ void side_abort(struct side_writer *s)
 	perf_writer_abort(&s->pf);
 	free(s->table);
 	free(s->seen);
+	free(s->status);
 	s->table = NULL;
 	s->seen = NULL;
+	s->status = NULL;
 }

@@ -13,6 +13,33 @@
 #include "kmod.h"
 #include "perf/writer.h"
 
+/*
+ * HEADER_MMAP3_STATUS: what a mapping record of the side file cannot say
+ * in perf's terms, for each record that has something to say: a build-id
+ * status other than FOUND (TIMEOUT and NO_NOTE look alike in an MMAP2)
+ * or a flag (MMAP3_MMAP_CHANGED, _DELETED, _PATH_TRUNCATED, _DUMP).  The
+ * payload is a struct side_status_header, then @nr entries, each keyed
+ * by its record's time, pid and address.  Stock perf skips it; mmap3
+ * dump shows it beside the records.
+ */
+#define SIDE_STATUS_VERSION	1
+
+struct side_status_header {
+	uint32_t version;		/* SIDE_STATUS_VERSION */
+	uint32_t entry_size;		/* sizeof(struct side_status_entry) */
+	uint64_t nr;
+};
+
+struct side_status_entry {
+	uint64_t time;
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;			/* MMAP3_MMAP_* */
+	uint8_t status;			/* enum mmap3_buildid_status */
+	uint8_t __reserved[3];
+};
+
 struct side_stats {
 	uint64_t mmaps;
 	uint64_t modules;
@@ -36,6 +63,9 @@ struct side_writer {
 	/* A lookup's cost, counted for the tests: lookups, slots walked. */
 	size_t seen_lookups, seen_probes;
 	struct side_stats stats;
+	/* HEADER_MMAP3_STATUS payload, header first. */
+	uint8_t *status;
+	size_t status_len, status_cap;
 	/* Where modules' .ko files are looked for; NULL: not looked for. */
 	struct kmod_index *kmods;
 };

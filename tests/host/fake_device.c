@@ -22,6 +22,10 @@
  *			gave ("capture_bytes N")
  *	refused=N	GET_STATS says the session was refused N capture
  *			handles (captures_refused)
+ *	status=N:S:F	the record of the Nth pair of files= has build-id
+ *			status S (with no id, unless 0: FOUND) and flags F
+ *			(MMAP3_MMAP_*), as a file not read in time, changed
+ *			or deleted
  *	readerr=H:E	reads of capture handle H fail with errno E (EACCES
  *			as for a file the opener may not read, ETIMEDOUT as
  *			for one whose filesystem does not answer)
@@ -54,11 +58,13 @@ static struct {
 	int refused;
 	unsigned int readerr_handle;
 	int readerr;
+	unsigned int status_file, status, status_flags;
 } cfg;
 
 static struct {
 	char *elf, *path;
 	struct mmap3_build_id bid;
+	uint32_t flags;
 } files[MAX_FILES];
 static unsigned int nr_files;
 
@@ -101,6 +107,8 @@ static void parse_config(void)
 			cfg.stats = kv + 6;
 		else if (!strncmp(kv, "refused=", 8))
 			cfg.refused = atoi(kv + 8);
+		else if (!strncmp(kv, "status=", 7))
+			sscanf(kv + 7, "%u:%u:%u", &cfg.status_file, &cfg.status, &cfg.status_flags);
 		else if (!strncmp(kv, "readerr=", 8))
 			sscanf(kv + 8, "%u:%d", &cfg.readerr_handle, &cfg.readerr);
 	}
@@ -140,6 +148,14 @@ static void load_files(void)
 		memcpy(files[nr_files].bid.data, bid.id, bid.size);
 		if (cfg.changed)
 			files[nr_files].bid.data[0] ^= 1;
+		if (cfg.status_file == nr_files + 1) {
+			files[nr_files].bid.status = (__u8)cfg.status;
+			if (cfg.status != MMAP3_BUILDID_FOUND) {
+				files[nr_files].bid.size = 0;
+				memset(files[nr_files].bid.data, 0, sizeof(files[nr_files].bid.data));
+			}
+			files[nr_files].flags = cfg.status_flags;
+		}
 		nr_files++;
 	}
 }
@@ -204,8 +220,8 @@ static void put_lost(void)
 		lost = 0;
 }
 
-static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_t capture,
-		     int must)
+static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_t flags,
+		     uint32_t capture, int must)
 {
 	size_t size = sizeof(struct mmap3_record_mmap) + ((strlen(path) + 8) & ~7UL);
 	struct mmap3_record_mmap *m = calloc(1, size);
@@ -218,6 +234,7 @@ static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_
 	m->addr = 0x400000 + 0x10000 * (seq++ % 4096);
 	m->len = 0x1000;
 	m->capture = capture;
+	m->flags = flags;
 	if (bid)
 		m->build_id = *bid;
 	else
@@ -263,10 +280,10 @@ static void *producer(void *arg)
 
 	(void)arg;
 	for (i = 0; i < nr_files; i++)
-		put_mmap(files[i].path, &files[i].bid, i + 1, 1);
+		put_mmap(files[i].path, &files[i].bid, files[i].flags, i + 1, 1);
 	while (!stopping) {
 		if (cfg.rate && now_ns() >= next) {
-			put_mmap("/usr/bin/fake", NULL, 0, 0);
+			put_mmap("/usr/bin/fake", NULL, 0, 0, 0);
 			next += 1000000000ULL / (uint64_t)cfg.rate;
 		}
 		usleep(500);

@@ -60,6 +60,11 @@ enum perf_feature {
 	HEADER_HYBRID_TOPOLOGY	= 30,
 	HEADER_PMU_CAPS		= 31,
 	HEADER_CPU_DOMAIN_INFO	= 32,
+	/*
+	 * mmap3's own (side.h), far past perf's: perf reads the bits it
+	 * knows and skips the sections of the others.
+	 */
+	HEADER_MMAP3_STATUS	= 250,
 	HEADER_FEAT_BITS	= 256,
 };
 

@@ -90,6 +90,7 @@ const char *perf_feature_name(unsigned int bit)
 		[HEADER_HYBRID_TOPOLOGY] = "hybrid_topology",
 		[HEADER_PMU_CAPS]	= "pmu_caps",
 		[HEADER_CPU_DOMAIN_INFO] = "cpu_domain_info",
+			[HEADER_MMAP3_STATUS]	= "mmap3_status",
 	};
 
 	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
