@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 
 #include "cache.h"
+#include "container.h"
 #include "dump.h"
 #include "modules.h"
 #include "resolve.h"
@@ -152,6 +153,7 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 	mm = get_task_mm(task);
 	/* Its files are read as it could read them. */
 	cred = get_task_cred(task);
+	ev.cgroup = mmap3_task_cgroup(task);
 	put_task_struct(task);
 	if (!mm)
 		goto out;		/* exiting */

@@ -9,6 +9,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/path.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
@@ -56,6 +57,8 @@ void mmap3_event_release(struct mmap3_event *ev)
 {
 	fput(ev->file);
 	put_cred(ev->cred);
+	if (ev->root.mnt)
+		path_put(&ev->root);
 	put_pid(ev->tgid);
 	put_pid(ev->pid);
 }

@@ -32,6 +32,7 @@
 #include <linux/workqueue.h>
 
 #include "cache.h"
+#include "container.h"
 #include "hook.h"
 #include "resolve.h"
 #include "sink.h"
@@ -152,6 +153,7 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	ev->time.local = local_clock();
 	ev->file = get_file(file);
 	ev->cred = get_cred(current_cred());
+	ev->cgroup = mmap3_task_cgroup(current);
 	mmap3_inode_state(file_inode(file), &ev->state);
 	ev->tgid = get_pid(task_tgid(current));
 	/* A thread group's leader: one reference for both. */
@@ -353,6 +355,7 @@ void mmap3_hook_put(bool data)
 		irq_work_sync(&mmap3_irq_work);
 		drain_sync();
 		queues_free();
+		mmap3_container_forget();
 	}
 	mutex_unlock(&hook_lock);
 }

@@ -46,6 +46,7 @@
 #define MMAP3_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/path.h>
 #include <linux/pid.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -90,6 +91,10 @@ struct mmap3_event {
 	struct mmap3_time time;		/* of the mmap, or of the dump's look */
 	struct file *file;
 	const struct cred *cred;	/* the mapper's: files are read as it could */
+	u64 cgroup;			/* its cgroup v2 id, at the mmap */
+	/* Taken when resolved (container.c): */
+	u64 mnt_ns;			/* its mount namespace's id, or 0 */
+	struct path root;		/* its root, or none (.mnt NULL) */
 	struct mmap3_inode_state state;	/* of the file at mmap time */
 	struct pid *tgid;
 	struct pid *pid;		/* NULL: the same as @tgid */

@@ -17,10 +17,13 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
+/* The record, its path, then struct mmap3_mmap_ns and the root path. */
+#define RECORD_MMAP_MAX		(sizeof(struct mmap3_record_mmap) + PATH_MAX + MMAP3_RECORD_ALIGN + \
+				 sizeof(struct mmap3_mmap_ns) + PATH_MAX + MMAP3_RECORD_ALIGN)
+
 struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 {
-	return kmalloc(sizeof(struct mmap3_record_mmap) + PATH_MAX + MMAP3_RECORD_ALIGN,
-		       GFP_KERNEL | __GFP_NOWARN);
+	return kmalloc(RECORD_MMAP_MAX, GFP_KERNEL | __GFP_NOWARN);
 }
 
 /*
@@ -49,12 +52,39 @@ static size_t record_path(struct mmap3_record_mmap *rec, struct file *file)
 	return len;
 }
 
+/*
+ * Into @out (PATH_MAX bytes): @path, @len bytes, as @root names it, if it
+ * lies beneath @root and that differs: its path from @root's, which
+ * @root's own path (a scratch copy in @out) starts.  Else "".  Returns
+ * the length.
+ */
+static size_t root_path(char *out, const struct path *root, const char *path, size_t len)
+{
+	char *r;
+	size_t rlen;
+
+	out[0] = '\0';
+	if (!root->mnt)
+		return 0;
+	r = d_path(root, out, PATH_MAX);
+	if (IS_ERR(r))
+		return 0;
+	rlen = strlen(r);
+	if (rlen == 1 || rlen >= len || memcmp(path, r, rlen) || path[rlen] != '/') {
+		out[0] = '\0';
+		return 0;
+	}
+	memmove(out, path + rlen, len - rlen + 1);
+	return len - rlen;
+}
+
 void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_event *ev,
 			    const struct mmap3_build_id *bid,
 			    const struct mmap3_inode_state *st, bool changed)
 {
 	struct inode *inode = file_inode(ev->file);
-	size_t len, size;
+	struct mmap3_mmap_ns *ns;
+	size_t len, size, at, rlen;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->header.type = MMAP3_RECORD_MMAP;
@@ -74,7 +104,19 @@ void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_ev
 	rec->build_id = *bid;
 
 	len = record_path(rec, ev->file);
-	size = ALIGN(sizeof(*rec) + len + 1, MMAP3_RECORD_ALIGN);
-	memset(rec->path + len, 0, size - sizeof(*rec) - len);
-	rec->header.size = size;
+	at = ALIGN(sizeof(*rec) + len + 1, MMAP3_RECORD_ALIGN);
+	memset(rec->path + len, 0, at - sizeof(*rec) - len);
+
+	/* Who mapped it: after the path, where older tools stop reading. */
+	ns = (void *)rec + at;
+	memset(ns, 0, sizeof(*ns));
+	rlen = rec->flags & MMAP3_MMAP_PATH_TRUNCATED ? 0 :
+	       root_path(ns->root_path, &ev->root, rec->path, len);
+	size = ALIGN(sizeof(*ns) + rlen + 1, MMAP3_RECORD_ALIGN);
+	memset(ns->root_path + rlen, 0, size - sizeof(*ns) - rlen);
+	ns->size = size;
+	ns->mnt_ns = ev->mnt_ns;
+	ns->cgroup = ev->cgroup;
+	rec->flags |= MMAP3_MMAP_NS;
+	rec->header.size = at + size;
 }

@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 
 #include "cache.h"
+#include "container.h"
 #include "elf_buildid.h"
 #include "record.h"
 #include "resolve.h"
@@ -619,6 +620,7 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 	struct mmap3_inode_state now;
 	struct mmap3_build_id bid;
 
+	mmap3_container_take(ev);
 	if (!file_readable(ev->file)) {
 		atomic64_inc(&stat_parse[MMAP3_BUILDID_UNREADABLE]);
 		emit_status(r, ev, MMAP3_BUILDID_UNREADABLE, out);

@@ -11,7 +11,10 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
- *	2.1	statistics: mappings lost unresolved at DISABLE, captures
+ *	2.1	a mapping record's container identity after its path
+ *		(MMAP3_MMAP_NS: mount namespace, cgroup, the path as the
+ *		process sees it); statistics: mappings lost unresolved at
+ *		DISABLE, captures
  *		denied (the opener may not read the mapper's files), probe
  *		misses; CAPTURE_READ may fail with ETIMEDOUT and EAGAIN;
  *		before the first ENABLE, read() waits (EAGAIN if
@@ -168,6 +171,8 @@ struct mmap3_build_id {
 #define MMAP3_MMAP_CHANGED	(1U << 3)
 /* The path was longer than PATH_MAX: @path holds the file's name alone. */
 #define MMAP3_MMAP_PATH_TRUNCATED (1U << 4)
+/* A struct mmap3_mmap_ns follows @path (since 2.1; always set by 2.1). */
+#define MMAP3_MMAP_NS		(1U << 5)
 
 /*
  * MMAP3_RECORD_MMAP: a file-backed mapping that is executable (or, with
@@ -185,7 +190,14 @@ struct mmap3_build_id {
  *		0 otherwise
  * @build_id:	of the mapped file itself, not of what its path names now
  * @path:	NUL-terminated path (without " (deleted)"), padded to the
- *		record size; paths are resolved from the initial root
+ *		record size; paths are resolved from the initial root (a
+ *		file of a mount namespace that root does not reach, such as
+ *		a container's after pivot_root, is named from that
+ *		namespace's root)
+ *
+ * With MMAP3_MMAP_NS, @path's NUL is followed, at the next multiple of
+ * 8 bytes from the record's start, by struct mmap3_mmap_ns; a tool that
+ * does not know it reads @path and stops at its NUL.
  */
 struct mmap3_record_mmap {
 	struct mmap3_record_header header;
@@ -206,6 +218,25 @@ struct mmap3_record_mmap {
 	__u32 capture;
 	struct mmap3_build_id build_id;
 	char path[];
+};
+
+/*
+ * struct mmap3_mmap_ns - who mapped the file, as containers tell
+ * @size:	of this struct with @root_path and its NUL, padded to 8
+ * @mnt_ns:	the mapping process's mount namespace: the inode number of
+ *		/proc/PID/ns/mnt ("mnt:[N]"); 0 if the process was gone
+ * @cgroup:	its cgroup v2 id (what perf's PERF_SAMPLE_CGROUP and
+ *		PERF_RECORD_CGROUP carry), at the mmap; 0 without cgroup v2
+ * @root_path:	the path as the process sees it, from its own root (what
+ *		perf's own records of it name); "" if it is @path, or the
+ *		file is not under that root, or the process was gone
+ */
+struct mmap3_mmap_ns {
+	__u32 size;
+	__u32 __reserved;
+	__u64 mnt_ns;
+	__u64 cgroup;
+	char root_path[];
 };
 
 #define MMAP3_MODULE_NAME_LEN	64

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who mapped a file, as containers tell: the mapping process's cgroup v2
+ * id (taken by the hook, at the mmap), its mount namespace and its root
+ * (taken here, when the worker or the dump looks at the mapping), so a
+ * record can name the file as the process sees it, as perf's own record
+ * of it does, beside the host's path.
+ *
+ * struct mnt_namespace is private to fs/: a namespace's id (its nsfs
+ * inode number, what /proc/PID/ns/mnt shows) is asked of the kernel by
+ * opening that file, once per process and namespace.  The open file is
+ * kept while the entry is: it holds the namespace, so no other can take
+ * its address and be mistaken for it.  Entries of processes gone make
+ * room first; all go when the last session ends.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/jiffies.h>
+#include <linux/mutex.h>
+#include <linux/nsproxy.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
+
+#include "container.h"
+#include "wrapper/fs.h"
+
+#define NS_CACHE	64
+
+struct ns_entry {
+	struct pid *tgid;		/* held */
+	const struct mnt_namespace *mnt_ns;
+	struct file *nsfile;		/* holds the namespace */
+	u64 id;
+	unsigned long used;		/* jiffies */
+};
+
+/* ns_lock protects ns_cache; never held around an open. */
+static DEFINE_MUTEX(ns_lock);
+static struct ns_entry ns_cache[NS_CACHE];
+
+static const struct mnt_namespace *task_mnt_ns(struct task_struct *task)
+{
+	const struct mnt_namespace *ns;
+
+	task_lock(task);
+	ns = task->nsproxy ? task->nsproxy->mnt_ns : NULL;
+	task_unlock(task);
+	return ns;
+}
+
+/* Under ns_lock: the entry to fill, emptied; its old references to drop in @old. */
+static struct ns_entry *ns_slot(struct ns_entry *old)
+{
+	struct ns_entry *e, *victim = NULL;
+	bool gone;
+
+	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
+		if (!e->tgid)
+			return e;
+		rcu_read_lock();
+		gone = !pid_task(e->tgid, PIDTYPE_TGID);
+		rcu_read_unlock();
+		if (gone) {
+			victim = e;
+			break;
+		}
+		if (!victim || time_before(e->used, victim->used))
+			victim = e;
+	}
+	*old = *victim;
+	memset(victim, 0, sizeof(*victim));
+	return victim;
+}
+
+static void ns_entry_put(struct ns_entry *e)
+{
+	if (e->nsfile)
+		fput(e->nsfile);
+	put_pid(e->tgid);
+}
+
+/* The id of @task's mount namespace (@tgid is its pid), 0 if unknown. */
+static u64 mnt_ns_id(struct task_struct *task, struct pid *tgid)
+{
+	const struct mnt_namespace *ns = task_mnt_ns(task);
+	struct ns_entry *e, old = { };
+	struct file *file;
+	char name[32];
+	u64 id = 0;
+
+	if (!ns)
+		return 0;
+	mutex_lock(&ns_lock);
+	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
+		if (e->tgid == tgid && e->mnt_ns == ns) {
+			e->used = jiffies;
+			id = e->id;
+			break;
+		}
+	}
+	mutex_unlock(&ns_lock);
+	if (id)
+		return id;
+
+	snprintf(name, sizeof(name), "/proc/%d/ns/mnt", pid_nr(tgid));
+	file = mmap3_open_initns(name);
+	if (IS_ERR(file))
+		return 0;
+	id = file_inode(file)->i_ino;
+	/* Opened while the process was in that namespace: it is that one's. */
+	if (task_mnt_ns(task) != ns) {
+		fput(file);
+		return 0;
+	}
+	mutex_lock(&ns_lock);
+	e = ns_slot(&old);
+	e->tgid = get_pid(tgid);
+	e->mnt_ns = ns;
+	e->nsfile = file;
+	e->id = id;
+	e->used = jiffies;
+	mutex_unlock(&ns_lock);
+	ns_entry_put(&old);
+	return id;
+}
+
+void mmap3_container_take(struct mmap3_event *ev)
+{
+	struct task_struct *task = get_pid_task(ev->tgid, PIDTYPE_TGID);
+
+	ev->mnt_ns = 0;
+	ev->root = (struct path){ };
+	if (!task)
+		return;
+	ev->mnt_ns = mnt_ns_id(task, ev->tgid);
+	task_lock(task);
+	if (task->fs)
+		get_fs_root(task->fs, &ev->root);
+	task_unlock(task);
+	put_task_struct(task);
+}
+
+void mmap3_container_forget(void)
+{
+	struct ns_entry *e, old;
+
+	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
+		mutex_lock(&ns_lock);
+		old = *e;
+		memset(e, 0, sizeof(*e));
+		mutex_unlock(&ns_lock);
+		if (old.tgid)
+			ns_entry_put(&old);
+	}
+}
