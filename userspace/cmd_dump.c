@@ -161,6 +161,12 @@ static void dump_status(const struct dumper *d, uint64_t time, uint32_t pid, uin
 		fputc(']', d->f);
 	else if (!*sep)
 		fprintf(d->f, "none");
+	if (e->mnt_ns || e->cgroup) {
+		key(d, "mnt_ns");
+		fprintf(d->f, d->json ? "\"%" PRIu64 "\"" : "mnt_ns=%" PRIu64, e->mnt_ns);
+		key(d, "cgroup");
+		fprintf(d->f, d->json ? "\"%" PRIu64 "\"" : "cgroup=%" PRIu64, e->cgroup);
+	}
 }
 
 static void dump_mmap(const struct dumper *d, const struct perf_rec *rec, size_t tail)

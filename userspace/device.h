@@ -9,6 +9,7 @@
 #define MMAP3_DEVICE_H
 
 #include <linux/mmap3.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,31 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
  * expected.  Unknown types need only a sound header: readers skip them.
  */
 int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why);
+
+/*
+ * The container identity after @m's path (MMAP3_MMAP_NS), or NULL if it
+ * has none or it does not fit the record (mmap3_record_check() refuses
+ * such a record).
+ */
+static inline const struct mmap3_mmap_ns *mmap3_record_ns(const struct mmap3_record_mmap *m)
+{
+	const struct mmap3_record_header *h = &m->header;
+	const struct mmap3_mmap_ns *ns;
+	size_t at, path_len;
+
+	if (!(m->flags & MMAP3_MMAP_NS) || h->size <= sizeof(*m))
+		return NULL;
+	path_len = strnlen(m->path, h->size - sizeof(*m));
+	at = (sizeof(*m) + path_len + 1 + MMAP3_RECORD_ALIGN - 1) &
+	     ~(size_t)(MMAP3_RECORD_ALIGN - 1);
+	if (at > h->size || h->size - at < sizeof(*ns))
+		return NULL;
+	ns = (const void *)((const char *)h + at);
+	if (ns->size < sizeof(*ns) || ns->size > h->size - at ||
+	    !memchr(ns->root_path, 0, ns->size - sizeof(*ns)))
+		return NULL;
+	return ns;
+}
 
 /* A build-id status for messages: its description, or "status N". */
 const char *mmap3_status_str(unsigned int status, char *buf, size_t len);

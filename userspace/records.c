@@ -71,6 +71,11 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 			*why = "a build-id of at most 64 bytes";
 			return -1;
 		}
+		if ((m->flags & MMAP3_MMAP_NS) && !mmap3_record_ns(m)) {
+			*why = "a struct mmap3_mmap_ns after the path, with a NUL-terminated root "
+			       "path, within the MMAP record";
+			return -1;
+		}
 		break;
 	}
 	case MMAP3_RECORD_MODULE_LOAD:

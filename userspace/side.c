@@ -29,10 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "perf/sample_id.h"
 #include "side.h"
 
@@ -190,7 +192,8 @@ static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint
 				 MMAP3_MMAP_PATH_TRUNCATED)
 
 /* Keep @m's status and flags for HEADER_MMAP3_STATUS, if it has any to keep. */
-static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m)
+static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
+		       const struct mmap3_mmap_ns *ns)
 {
 	struct side_status_entry e = {
 		.time = m->header.time,
@@ -199,9 +202,12 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m)
 		.tid = m->tid,
 		.flags = m->flags & SIDE_STATUS_FLAGS,
 		.status = m->build_id.status,
+		.mnt_ns = ns ? ns->mnt_ns : 0,
+		.cgroup = ns ? ns->cgroup : 0,
 	};
 
-	if (e.status == MMAP3_BUILDID_FOUND && !(e.flags & ~MMAP3_MMAP_DUMP))
+	if (e.status == MMAP3_BUILDID_FOUND && !(e.flags & ~MMAP3_MMAP_DUMP) &&
+	    (!e.mnt_ns || e.mnt_ns == s->own_mnt_ns) && !(ns && ns->root_path[0]))
 		return 0;
 	if (s->status_cap - s->status_len < sizeof(e) + (s->status_len ? 0 :
 							  sizeof(struct side_status_header))) {
@@ -222,9 +228,15 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m)
 	return 0;
 }
 
+/*
+ * A mapping: named as its process sees the file (perf's own record of it
+ * does, and merge matches the two by name), its status kept apart.
+ */
 static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 {
-	size_t len = strlen(m->path);
+	const struct mmap3_mmap_ns *ns = mmap3_record_ns(m);
+	const char *name = ns && ns->root_path[0] ? ns->root_path : m->path;
+	size_t len = strlen(name);
 	size_t size = PERF_MMAP2_FIXED + ALIGN8(len + 1) + side_id.size;
 	struct perf_record_mmap2 *r;
 
@@ -261,13 +273,13 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	}
 	r->prot = m->prot;
 	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
-	memcpy(r->filename, m->path, len);
+	memcpy(r->filename, name, len);
 	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
 	perf_writer_commit(&s->pf, size);
 	s->stats.mmaps++;
-	if (keep_status(s, m))
+	if (keep_status(s, m, ns))
 		return -1;
-	return table_add(s, PERF_RECORD_MISC_USER, m->path, &m->build_id);
+	return table_add(s, PERF_RECORD_MISC_USER, name, &m->build_id);
 }
 
 /* A kernel-space PERF_RECORD_MMAP. */
@@ -396,6 +408,7 @@ int side_open(struct side_writer *s, const char *path, int clock)
 	};
 	char host[256] = "";
 	struct utsname u;
+	struct stat st;
 
 	memset(s, 0, sizeof(*s));
 	s->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -405,6 +418,8 @@ int side_open(struct side_writer *s, const char *path, int clock)
 	}
 	if (perf_writer_open_one(&s->pf, path, &attr))
 		return -1;
+	if (!stat("/proc/self/ns/mnt", &st))
+		s->own_mnt_ns = (uint64_t)st.st_ino;
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
 	if (perf_writer_string_feature(&s->pf, HEADER_HOSTNAME, host) ||

@@ -16,8 +16,10 @@
 /*
  * HEADER_MMAP3_STATUS: what a mapping record of the side file cannot say
  * in perf's terms, for each record that has something to say: a build-id
- * status other than FOUND (TIMEOUT and NO_NOTE look alike in an MMAP2)
- * or a flag (MMAP3_MMAP_CHANGED, _DELETED, _PATH_TRUNCATED, _DUMP).  The
+ * status other than FOUND (TIMEOUT and NO_NOTE look alike in an MMAP2),
+ * a flag (MMAP3_MMAP_CHANGED, _DELETED, _PATH_TRUNCATED, _DUMP), or a
+ * process in a container (another mount namespace than the recorder's,
+ * whose record names the file as that process sees it, as perf does).  The
  * payload is a struct side_status_header, then @nr entries, each keyed
  * by its record's time, pid and address.  Stock perf skips it; mmap3
  * dump shows it beside the records.
@@ -38,6 +40,8 @@ struct side_status_entry {
 	uint32_t flags;			/* MMAP3_MMAP_* */
 	uint8_t status;			/* enum mmap3_buildid_status */
 	uint8_t __reserved[3];
+	uint64_t mnt_ns;		/* struct mmap3_mmap_ns's, 0 if none */
+	uint64_t cgroup;
 };
 
 struct side_stats {
@@ -66,6 +70,7 @@ struct side_writer {
 	/* HEADER_MMAP3_STATUS payload, header first. */
 	uint8_t *status;
 	size_t status_len, status_cap;
+	uint64_t own_mnt_ns;		/* the recorder's mount namespace */
 	/* Where modules' .ko files are looked for; NULL: not looked for. */
 	struct kmod_index *kmods;
 };

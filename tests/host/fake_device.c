@@ -13,7 +13,8 @@
  *			the capture handle gives, the path the record names
  *	bad=KIND	send a malformed record after the kernel's: short
  *			(size 8), odd (size 20), big (past the read), nonul
- *			(a path without NUL), longid (a 200-byte build-id)
+ *			(a path without NUL), longid (a 200-byte build-id),
+ *			ns (a container identity past the record's end)
  *	flush_ms=N	DISABLE ends the records N ms later, as the module's
  *			worker may take that long
  *	changed=1	the records of files= carry a build-id one bit off the
@@ -22,6 +23,10 @@
  *			gave ("capture_bytes N")
  *	refused=N	GET_STATS says the session was refused N capture
  *			handles (captures_refused)
+ *	ns=1		the records of files= come from a container: each
+ *			with a struct mmap3_mmap_ns (mount namespace
+ *			4026532000 + N, cgroup 100 + N) naming the path
+ *			without its first directory, as the container sees it
  *	status=N:S:F	the record of the Nth pair of files= has build-id
  *			status S (with no id, unless 0: FOUND) and flags F
  *			(MMAP3_MMAP_*), as a file not read in time, changed
@@ -59,6 +64,7 @@ static struct {
 	unsigned int readerr_handle;
 	int readerr;
 	unsigned int status_file, status, status_flags;
+	int ns;
 } cfg;
 
 static struct {
@@ -107,6 +113,8 @@ static void parse_config(void)
 			cfg.stats = kv + 6;
 		else if (!strncmp(kv, "refused=", 8))
 			cfg.refused = atoi(kv + 8);
+		else if (!strncmp(kv, "ns=", 3))
+			cfg.ns = atoi(kv + 3);
 		else if (!strncmp(kv, "status=", 7))
 			sscanf(kv + 7, "%u:%u:%u", &cfg.status_file, &cfg.status, &cfg.status_flags);
 		else if (!strncmp(kv, "readerr=", 8))
@@ -223,7 +231,9 @@ static void put_lost(void)
 static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_t flags,
 		     uint32_t capture, int must)
 {
-	size_t size = sizeof(struct mmap3_record_mmap) + ((strlen(path) + 8) & ~7UL);
+	const char *root = cfg.ns && capture && strchr(path + 1, '/') ? strchr(path + 1, '/') : NULL;
+	size_t at = sizeof(struct mmap3_record_mmap) + ((strlen(path) + 8) & ~7UL);
+	size_t size = at + (root ? sizeof(struct mmap3_mmap_ns) + ((strlen(root) + 8) & ~7UL) : 0);
 	struct mmap3_record_mmap *m = calloc(1, size);
 
 	m->header.type = MMAP3_RECORD_MMAP;
@@ -240,6 +250,15 @@ static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_
 	else
 		m->build_id.status = MMAP3_BUILDID_NOT_ELF;
 	memcpy(m->path, path, strlen(path));
+	if (root) {
+		struct mmap3_mmap_ns *ns = (void *)((char *)m + at);
+
+		m->flags |= MMAP3_MMAP_NS;
+		ns->size = (uint32_t)(size - at);
+		ns->mnt_ns = 4026532000ULL + capture;
+		ns->cgroup = 100 + capture;
+		memcpy(ns->root_path, root, strlen(root));
+	}
 	put_lost();
 	while (put(m, size)) {
 		if (!must) {
@@ -270,6 +289,13 @@ static void put_bad(void)
 		memset(m->path, 'x', 16);
 	else if (!strcmp(cfg.bad, "longid"))
 		m->build_id.size = 200;
+	else if (!strcmp(cfg.bad, "ns")) {
+		/* Flagged, but the container identity runs past the record. */
+		m->flags = MMAP3_MMAP_NS;
+		size = sizeof(*m) + 16 + sizeof(struct mmap3_mmap_ns);
+		m->header.size = (uint32_t)size;
+		((struct mmap3_mmap_ns *)(m->path + 16))->size = 4096;
+	}
 	put(buf, size);
 }
 

@@ -74,7 +74,7 @@ else
 fi
 
 # From the device: the stand-in sends one bad record after the kernel's.
-for bad in short odd big nonul longid; do
+for bad in short odd big nonul longid ns; do
 	MMAP3_FAKE=bad=$bad "$fake" record -o dev-$bad.data -- true >/dev/null 2>err
 	rc=$?
 	check "a malformed record from the device ($bad): status 1 (got $rc)" test $rc -eq 1

@@ -51,6 +51,20 @@ for perf in $(tap_perfs); do
 	check "$by buildid-list reads it too" grep -q '^02aabbccddeeff00112233445566778899aabbcc /usr/bin/plain' bl.out
 done
 
+# Mappings of a container's processes: named as the container sees the
+# file (as perf names them), the mount namespace and cgroup kept.
+printf '%s\0%s\0' "$tmp/p1" "/ct1/app/bin/ctapp" >pairs2
+MMAP3_FAKE=files=$tmp/pairs2,ns=1 "$fake" record -o side2.data -- true 2>err
+check "record of a container's mappings exits 0" test $? -eq 0
+"$fake" dump side2.data >dump2 2>err
+check "its MMAP2 names /app/bin/ctapp, with the mount namespace and cgroup: $(grep ctapp dump2)" \
+	grep -q 'MMAP2 .* /app/bin/ctapp status=found flags=none mnt_ns=4026532001 cgroup=101$' dump2
+for perf in $(tap_perfs); do
+	$perf script -i side2.data --show-mmap-events >script2.out 2>&1
+	check "$(tap_perf_label $perf) shows the container's path" \
+		grep -q 'PERF_RECORD_MMAP2.* /app/bin/ctapp$' script2.out
+done
+
 # A section that lies about its entries: one line, the file and what was expected.
 python3 - side.data bad.data <<'PY'
 import struct, sys
