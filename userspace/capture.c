@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "device.h"
 #include "escape.h"
+#include "hash.h"
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
 #include "outfile.h"
@@ -58,12 +59,10 @@ static int put_component(char *out, size_t size, size_t *n, const char *s, size_
 {
 	int dots = (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.');
 	size_t i, full = 0, keep;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = fnv1a(s, len, FNV1A_INIT);
 
-	for (i = 0; i < len; i++) {
+	for (i = 0; i < len; i++)
 		full += escaped((unsigned char)s[i], dots, slash_too) ? 3 : 1;
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	}
 	keep = full > NAME_MAX ? CUT_AT : full;
 	for (i = 0, full = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];

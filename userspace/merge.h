@@ -20,6 +20,9 @@ struct merge_stats {
 	 */
 	uint64_t too_long_added;
 	uint64_t too_long_rewritten;
+	/* What matching cost: lookups of perf's mappings, entries looked at. */
+	uint64_t lookups;
+	uint64_t probes;
 };
 
 /*

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "hash.h"
 #include "perf/sample_id.h"
 #include "side.h"
 
@@ -51,14 +52,6 @@ static const struct sample_id_layout side_id = {
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 
-static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
-{
-	const uint8_t *b = p;
-
-	while (n--)
-		h = (h ^ *b++) * 0x100000001b3ULL;
-	return h;
-}
 
 /*
  * An entry's key: its cpumode, name and build-id, each with its length,
@@ -68,7 +61,7 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
 static uint64_t entry_hash(uint16_t cpumode, const char *name, size_t len,
 			   const struct mmap3_build_id *bid)
 {
-	uint64_t n = len, h = 0xcbf29ce484222325ULL;
+	uint64_t n = len, h = FNV1A_INIT;
 
 	h = fnv1a(&cpumode, sizeof(cpumode), h);
 	h = fnv1a(&n, sizeof(n), h);

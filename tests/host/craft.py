@@ -445,14 +445,53 @@ def other_host_side():
     return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A)], features=f)
 
 
+def escape_host_side():
+    """Another host, whose name would retitle and recolor a terminal."""
+    f = host_features()
+    f[FEAT_HOSTNAME] = string_feature('\x1b]0;owned\x07\x1b[31mred')
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A)], features=f)
+
+
 def mono_side():
     """As mmap3 record --clock monotonic writes it."""
     return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A)], clockid=1)
 
 
+# Inputs that made merge quadratic (issue #24): one mapping made 80,000
+# times by one process, and 20,000 kernel maps of one module at one
+# address (loaded and unloaded again and again), in both files.
+SAME_N, KMAPS_N = 80000, 20000
+
+
+def same_perf():
+    r = [comm(ST, 100, 'app', 900)]
+    r += [mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, LIB, 1000 + 10 * i) for i in range(SAME_N)]
+    return file_mode([attr(sample_type=ST)], r, host_features())
+
+
+def same_side():
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 999 + 10 * i, BID_A)
+                      for i in range(SAME_N)])
+
+
+def kmaps_perf():
+    r = [kmmap(ST, 0xffffffffc0000000, 0x4000, '[kmod]', 1000 + 10 * i) for i in range(KMAPS_N)]
+    return file_mode([attr(sample_type=ST)], r, host_features())
+
+
+def kmaps_side():
+    return side_file([kmmap(TRAILER, 0xffffffffc0000000, 0x2000, '[kmod]', 999 + 10 * i)
+                      for i in range(KMAPS_N)])
+
+
 NAMED = {
+    'same-perf': same_perf,
+    'same-side': same_side,
+    'kmaps-perf': kmaps_perf,
+    'kmaps-side': kmaps_side,
     'reload-perf': reload_perf,
     'other-host-side': other_host_side,
+    'escape-host-side': escape_host_side,
     'mono-side': mono_side,
     'reload-side': reload_side,
     'hostile-side': hostile_side,
