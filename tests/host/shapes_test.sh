@@ -143,5 +143,11 @@ rm -f out.data
 "$mmap3" merge perf.data other.data -o out.data 2>err
 check "a side file of another host is refused" test $? -eq 1
 check "... naming both hosts" grep -q "on host $(uname -n), other.data on host elsewhere" err
+"$craft" escape-host-side esc.data
+"$mmap3" merge perf.data esc.data -o out.data 2>err
+check "a host name with terminal escapes is refused too (status 1)" test $? -eq 1
+check "... and said escaped, no control character raw: $(cat -v err)" \
+	sh -c "grep -q 'esc.data on host \\\\x1b\]0;owned\\\\x07\\\\x1b\[31mred' err &&
+	       ! LC_ALL=C grep -q \"\$(printf '\\033')\" err"
 
 tap_done
