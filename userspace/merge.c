@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "count.h"
 #include "escape.h"
 #include "hash.h"
 #include "merge.h"
@@ -303,7 +304,7 @@ static int load_side(struct merge *m)
 			memcpy(&l.lost, (const uint8_t *)h + (h->type == PERF_RECORD_LOST ?
 			       offsetof(struct perf_record_lost, lost) :
 			       offsetof(struct perf_record_lost_samples, lost)), 8);
-			m->stats->side_lost += l.lost;
+			count_add(&m->stats->side_lost, l.lost);
 			r->body_size = sizeof(l);
 			r->body = malloc(sizeof(l));
 			if (!r->body)

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "count.h"
 #include "device.h"
 #include "hash.h"
 #include "perf/sample_id.h"
@@ -366,7 +367,7 @@ static int add_lost(struct side_writer *s, const struct mmap3_record_lost *l)
 
 	memcpy(buf, &r, sizeof(r));
 	put_trailer(buf, sizeof(buf), (uint32_t)-1, (uint32_t)-1, l->header.time, 0);
-	s->stats.lost += l->lost;
+	count_add(&s->stats.lost, l->lost);
 	return perf_writer_record(&s->pf, buf);
 }
 

@@ -232,6 +232,14 @@ def lost_side():
                       rec(LOST_SAMPLES, 0, struct.pack('<Q', 7), trailer(TRAILER, -1, -1, 1050))])
 
 
+def huge_lost_side():
+    """Two LOST records of 2^63 each: their sum does not fit."""
+    big = struct.pack('<Q', 1 << 63)
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A),
+                      rec(LOST_SAMPLES, 0, big, trailer(TRAILER, -1, -1, 1050)),
+                      rec(LOST_SAMPLES, 0, big, trailer(TRAILER, -1, -1, 1060))])
+
+
 def bts_perf(with_index=True):
     """
     Intel BTS as perf record -e intel_bts// writes it: an AUXTRACE_INFO,
@@ -496,6 +504,7 @@ NAMED = {
     'reload-side': reload_side,
     'hostile-side': hostile_side,
     'lost-side': lost_side,
+    'huge-lost-side': huge_lost_side,
     'lost-perf': lost_perf,
     'bts-perf': bts_perf,
     'bts-side': bts_side,

@@ -143,6 +143,11 @@ rm -f out.data
 "$mmap3" merge perf.data other.data -o out.data 2>err
 check "a side file of another host is refused" test $? -eq 1
 check "... naming both hosts" grep -q "on host $(uname -n), other.data on host elsewhere" err
+"$craft" huge-lost-side huge.data
+"$mmap3" merge perf.data huge.data -o out.data 2>err
+check "losses past 2^64 add up to the most there is, not to 0: $(grep -i lost err)" \
+	grep -q '18446744073709551615' err
+rm -f out.data
 "$craft" escape-host-side esc.data
 "$mmap3" merge perf.data esc.data -o out.data 2>err
 check "a host name with terminal escapes is refused too (status 1)" test $? -eq 1
