@@ -439,6 +439,15 @@ static int store(struct capture *c, const struct source *src, const char *path,
 
 	if (want->status != MMAP3_BUILDID_FOUND || !want->size)
 		return 0;
+	/* perf's cache names a file .build-id/XX/REST: one byte has no REST. */
+	if (want->size < 2) {
+		fprintf(stderr, "mmap3: ");
+		escape_text(stderr, path, PATH_MAX);
+		fprintf(stderr, ": a build-id of %u byte, too short for perf's build-id cache; not "
+			"captured\n", want->size);
+		c->stats.short_id++;
+		return 0;
+	}
 	for (i = 0; i < want->size; i++)
 		sprintf(hex + 2 * i, "%02x", want->data[i]);
 	snprintf(xx, sizeof(xx), ".build-id/%.2s", hex);

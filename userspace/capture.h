@@ -33,6 +33,7 @@ struct capture_stats {
 	uint64_t unreadable;	/* reading it refused (EACCES, EPERM) */
 	uint64_t timed_out;	/* its filesystem did not answer in time */
 	uint64_t read_failed;	/* reading it failed otherwise */
+	uint64_t short_id;	/* a build-id of one byte: no name in perf's cache */
 	/* Counted by record.c: */
 	uint64_t abandoned;	/* offered after capturing stopped on an error */
 	uint64_t refused;	/* first-seen build-ids the module gave no handle */

@@ -198,6 +198,7 @@ static void report_skipped(const struct record_result *res, const char *dir)
 		{ c->unreadable, "it may not read" },
 		{ c->timed_out, "whose filesystem did not answer in time" },
 		{ c->read_failed, "that could not be read" },
+		{ c->short_id, "with a build-id too short for perf's cache" },
 	};
 	uint64_t total = 0;
 	unsigned int i;

@@ -107,4 +107,19 @@ for e in "13 it may not read:reading it is not allowed" \
 	check "... and counted" grep -q "^mmap3: WARNING: 1 files not captured in DIR4: 1 $counted" err4
 done
 
+# A build-id of one byte (ld --build-id=0x01: any user can) has no name
+# in perf's cache (.build-id/01/ and nothing): that file is not captured,
+# the others are, and the run goes on.
+printf 'int main(void) { return 7; }\n' >p7.c
+cc -o p7 p7.c -Wl,--build-id=0x07
+printf '%s\0%s\0' "$tmp/p7" "/usr/bin/short" "$tmp/p1" "/usr/bin/one" >pairs5
+rm -rf DIR5
+MMAP3_FAKE=files=$tmp/pairs5 "$fake" record -o side5.data --capture DIR5 -- true 2>err5
+rc=$?
+check "a 1-byte build-id: record exits 0 (got $rc)" test $rc -eq 0
+check "... the other file is captured" cmp p1 "$(link 1 | sed s/DIR/DIR5/)/elf"
+check "... that one is not, said and counted: $(grep short err5 | head -n 1)" \
+	sh -c "grep -q '^mmap3: /usr/bin/short: a build-id of 1 byte, too short' err5 &&
+	       grep -q 'WARNING: 1 files not captured in DIR5: 1 with a build-id too short' err5"
+
 tap_done
