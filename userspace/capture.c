@@ -17,6 +17,7 @@
 #include "device.h"
 #include "escape.h"
 #include "hash.h"
+#include "openfile.h"
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
 #include "outfile.h"
@@ -137,9 +138,72 @@ static int check_dir(const struct capture *c, const char *name)
 	return 0;
 }
 
+/* Who may own what DIR is reached through: root, or the user running mmap3. */
+static int trusted_owner(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/*
+ * The directory that holds @path's last component, made as mkdir -p
+ * would (mode 0755), one component at a time: a symbolic link on the way
+ * is followed only if root or the user running mmap3 owns it (as
+ * fs.protected_symlinks has it), and a directory on the way must be
+ * theirs or sticky (/tmp): another owner could move what is beneath it
+ * and have root create the capture directory where they like.  Sets
+ * *@last to the last component of @path (which it cuts).  Returns an
+ * O_PATH descriptor, or -1 after printing one line naming @dir.
+ */
+static int open_parent(const char *dir, char *path, char **last)
+{
+	char *comp = path, *slash;
+	struct stat st;
+	int fd, nfd;
+
+	fd = open(*path == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd >= 0) {
+		while (*comp == '/')
+			comp++;
+		slash = strchr(comp, '/');
+		if (!slash) {
+			*last = comp;
+			return fd;
+		}
+		*slash = 0;
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT &&
+		    (!mkdirat(fd, comp, 0755) || errno == EEXIST))
+			fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW);
+		if (S_ISLNK(st.st_mode) && !trusted_owner(st.st_uid)) {
+			fprintf(stderr, "mmap3: %s: %s is a symbolic link of uid %u: nothing is "
+				"created through it (its owner would choose where)\n", dir, path,
+				(unsigned int)st.st_uid);
+			close(fd);
+			return -1;
+		}
+		nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC |
+			     (S_ISLNK(st.st_mode) ? 0 : O_NOFOLLOW));
+		close(fd);
+		fd = nfd;
+		if (fd >= 0 && !fstat(fd, &st) && !trusted_owner(st.st_uid) &&
+		    !(st.st_mode & S_ISVTX)) {
+			fprintf(stderr, "mmap3: %s: %s is a directory of uid %u: its owner could "
+				"move what is beneath it; give a path of root's or yours\n", dir,
+				path, (unsigned int)st.st_uid);
+			close(fd);
+			return -1;
+		}
+		*slash = '/';
+		comp = slash + 1;
+	}
+	fprintf(stderr, "mmap3: cannot create %s: %s\n", dir, strerror(errno));
+	return -1;
+}
+
 int capture_open(struct capture *c, const char *dir)
 {
-	char *copy = strdup(dir), *p;
+	char *copy = strdup(dir), *last;
+	struct stat st;
+	int parent;
 	size_t n;
 
 	memset(c, 0, sizeof(*c));
@@ -154,30 +218,26 @@ int capture_open(struct capture *c, const char *dir)
 	/* "link/" would resolve the link: DIR itself is what is checked. */
 	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
 		copy[n - 1] = 0;
-	/* DIR itself is the user's: mkdir -p it as given. */
-	for (p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(copy, 0755) && errno != EEXIST)
-			goto fail;
-		*p = '/';
+	parent = open_parent(dir, copy, &last);
+	if (parent < 0) {
+		free(copy);
+		return -1;
 	}
-	if (mkdir(copy, 0700) && errno != EEXIST)
+	if (mkdirat(parent, last, 0700) && errno != EEXIST) {
+		fprintf(stderr, "mmap3: cannot create %s: %s\n", dir, strerror(errno));
 		goto fail;
-	c->dirfd = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	c->dirfd = openat(parent, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0) {
-		struct stat st;
-
-		if (!lstat(copy, &st) && S_ISLNK(st.st_mode))
+		if (!fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 			fprintf(stderr, "mmap3: %s: a symbolic link, expected the capture "
 				"directory itself: whoever can change the link would choose where "
 				"files are written\n", dir);
 		else
 			fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
-		free(copy);
-		return -1;
+		goto fail;
 	}
+	close(parent);
 	free(copy);
 	if (check_dir(c, dir)) {
 		capture_close(c);
@@ -187,7 +247,7 @@ int capture_open(struct capture *c, const char *dir)
 	c->max_total = CAPTURE_MAX_TOTAL;
 	return 0;
 fail:
-	fprintf(stderr, "mmap3: cannot create %s: %s\n", copy, strerror(errno));
+	close(parent);
 	free(copy);
 	return -1;
 }
@@ -562,12 +622,10 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 	struct stat st;
 	int ret;
 
-	src.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (src.fd < 0 || fstat(src.fd, &st) || !S_ISREG(st.st_mode)) {
+	src.fd = open_checked(path, S_IFREG, &st);
+	if (src.fd < 0) {
 		fprintf(stderr, "mmap3: cannot capture %s: %s\n", path,
-			src.fd < 0 ? strerror(errno) : "not a regular file");
-		if (src.fd >= 0)
-			close(src.fd);
+			src.fd == -1 ? strerror(errno) : file_type_name(&st));
 		return -1;
 	}
 	ret = store(c, &src, path, bid, (uint64_t)st.st_size);

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "openfile.h"
 #include "escape.h"
 
 static int is_help(int argc, char **argv)
@@ -192,13 +193,13 @@ static int buildid_of_path(const char *path)
 	char buf[32];
 	int fd, ret = 1;
 
-	/* O_NONBLOCK: a FIFO is refused at once. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0 || fstat(fd, &st)) {
+	/* Looked at first: a device or a FIFO is not opened. */
+	fd = open_checked(path, S_IFREG, &st);
+	if (fd == -1) {
 		fprintf(stderr, "mmap3: %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || !st.st_size) {
+	if (fd == -2 || !st.st_size) {
 		fprintf(stderr, "mmap3: %s: not a regular, non-empty file\n", path);
 		goto out;
 	}

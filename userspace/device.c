@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "openfile.h"
 
 const char *mmap3_device_path(void)
 {
@@ -23,9 +24,16 @@ const char *mmap3_device_path(void)
 int mmap3_device_open(struct mmap3_abi_version *ver)
 {
 	const char *path = mmap3_device_path();
+	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Looked at first: a FIFO named by MMAP3_DEVICE is not waited for. */
+	fd = open_checked(path, S_IFCHR, &st);
+	if (fd == -2) {
+		fprintf(stderr, "mmap3: %s: %s, expected the mmap3 character device\n", path,
+			file_type_name(&st));
+		return -1;
+	}
 	if (fd < 0) {
 		int err = errno;
 

@@ -23,6 +23,7 @@
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
 #include "kmod.h"
+#include "openfile.h"
 
 int kmod_add_dir(struct kmod_index *ix, const char *dir)
 {
@@ -98,14 +99,10 @@ static int has_build_id(const char *path, const struct mmap3_build_id *bid)
 {
 	struct elf_buildid found;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = open_checked(path, S_IFREG, &st);
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
 	elf_buildid_parse(elf_buildid_fd_read, &fd, (__u64)st.st_size, &found);
 	close(fd);
 	return found.status == MMAP3_BUILDID_FOUND && found.size == bid->size &&

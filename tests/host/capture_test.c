@@ -147,11 +147,24 @@ static void open_tests(const char *scratch)
 	CHECK(opens(sub, "mkdir -m 0770 grp", "grp") == -1, "a group-writable DIR is refused");
 	CHECK(opens(sub, "mkdir -m 0702 oth", "oth") == -1, "a world-writable DIR is refused");
 	CHECK(opens(sub, "mkdir -m 1777 tmp", "tmp") == -1, "... sticky too, as /tmp");
+	CHECK(!opens(sub, "mkdir -p real2 && ln -s real2 ours", "ours/cap"),
+	      "a symbolic link of ours on the way is followed");
 	if (geteuid() == 0) {
 		CHECK(opens(sub, "mkdir -m 0700 theirs && chown 65534 theirs", "theirs") == -1,
 		      "a DIR owned by another user is refused");
+		/* Planted on the way: nothing is created through them. */
+		snprintf(path, sizeof(path), "%s/elsewhere/cap", sub);
+		CHECK(opens(sub, "mkdir -p elsewhere && ln -s elsewhere planted && "
+			    "chown -h 65534 planted", "planted/cap") == -1 && access(path, F_OK),
+		      "a symbolic link of another user on the way is not followed");
+		CHECK(opens(sub, "mkdir -m 0755 other && chown 65534 other", "other/cap") == -1,
+		      "a directory of another user on the way is refused");
 	} else {
 		printf("ok %d # SKIP a DIR owned by another user (needs root)\n", ++tap_n);
+		printf("ok %d # SKIP links and directories of others on the way (needs root)\n",
+		       ++tap_n);
+		printf("ok %d # SKIP a directory of another user on the way (needs root)\n",
+		       ++tap_n);
 	}
 }
 

@@ -63,8 +63,13 @@ expect "dump of a missing file: names it" 1 '^mmap3: /nonexistent.data: No such 
 expect "merge without -o: usage" 2 '^usage: mmap3 merge PERF_DATA SIDE -o OUT' "$mmap3" merge a b
 expect "merge of a missing input: names it" 1 '^mmap3: /nonexistent/perf.data: No such file or directory' \
 	"$mmap3" merge /nonexistent/perf.data /nonexistent/side.data -o /tmp/mmap3-merge-test.data
-tmp=$(mktemp)
+# A character device nobody may open (the device is one: anything else is
+# refused before it is opened).
+tmpdir=$(mktemp -d)
+tmp=$tmpdir/mmap3
+mknod "$tmp" c 1 3 2>/dev/null || cp -a /dev/null "$tmp"
 chmod 000 "$tmp"
+chmod 0755 "$tmpdir"
 if [ "$(id -u)" -ne 0 ]; then
 	expect "no permission: says which capability" 1 'needs CAP_PERFMON or CAP_SYS_ADMIN' \
 		env MMAP3_DEVICE="$tmp" "$mmap3" version
@@ -74,6 +79,6 @@ else
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		env MMAP3_DEVICE="$tmp" "$mmap3" version
 fi
-rm -f "$tmp"
+rm -rf "$tmpdir"
 
 tap_done

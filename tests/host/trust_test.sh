@@ -56,6 +56,19 @@ check "... saying what it is" grep -q "fifo.data: offset 0: not a regular file (
 "$craft" reload-perf perf.data
 timeout 10 "$mmap3" merge perf.data fifo.data -o out.data 2>err
 check "a FIFO given to merge as the side file is refused too: status $?" grep -q "fifo.data: offset 0: not a regular file" err
+# Names others may plant: looked at before they are opened, so a link to
+# a device is never opened (/dev/ptmx would make a terminal) and a FIFO
+# named as the device is never waited for.
+ln -s /dev/ptmx ptmx.data
+"$mmap3" merge perf.data ptmx.data -o out.data 2>err
+check "a link to /dev/ptmx given to merge is refused without opening it: $(cat err)" \
+	grep -q "ptmx.data: offset 0: not a regular file (a character device)" err
+"$mmap3" dump ptmx.data >/dev/null 2>err
+check "... and given to dump" grep -q "ptmx.data: offset 0: not a regular file (a character device)" err
+MMAP3_DEVICE=$PWD/fifo.data timeout 10 "$mmap3" stat >/dev/null 2>err
+rc=$?
+check "MMAP3_DEVICE naming a FIFO: refused, not waited for (status $rc, 124 if it hung)" \
+	sh -c "test $rc -eq 1 && grep -q 'fifo.data: a FIFO, expected the mmap3 character device' err"
 
 # perf's own lost chunks (PERF_RECORD_LOST) and mmap3's lost records.
 "$craft" lost-perf lost-perf.data

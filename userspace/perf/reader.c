@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "../openfile.h"
 
 #define BUF_SIZE	(1U << 20)
 #define ATTR_SIZE_MAX	4096	/* larger than any perf_event_attr yet */
@@ -796,14 +797,21 @@ err:
 
 int perf_reader_open(struct perf_reader *r, const char *path)
 {
-	/* O_NONBLOCK: a FIFO is refused at once instead of waiting for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* Looked at first: a link to a device or a FIFO is never opened. */
+	struct stat st;
+	int fd = open_checked(path, S_IFREG, &st);
 
+	if (fd == -2 && S_ISDIR(st.st_mode))
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		memset(r, 0, sizeof(*r));
 		r->fd = -1;
 		r->path = path;
-		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
+		if (fd == -2)
+			snprintf(r->error, sizeof(r->error), "%s: offset 0: not a regular file (%s), "
+				 "expected a perf.data file", path, file_type_name(&st));
+		else
+			snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	return perf_reader_open_fd(r, fd, path);
