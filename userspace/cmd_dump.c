@@ -178,9 +178,10 @@ static void dump_mmap(const struct dumper *d, const struct perf_rec *rec, size_t
 
 	memcpy(&m, h, sizeof(m));
 	if (d->json)
-		fprintf(d->f, ", \"pid\": %d, \"tid\": %d, \"addr\": %" PRIu64 ", \"len\": %" PRIu64
-			", \"pgoff\": %" PRIu64, (int32_t)m.pid, (int32_t)m.tid, m.start, m.len,
-			m.pgoff);
+		/* 64-bit values as strings: a JSON reader's doubles would round them. */
+		fprintf(d->f, ", \"pid\": %d, \"tid\": %d, \"addr\": \"0x%" PRIx64 "\", \"len\": "
+			"\"0x%" PRIx64 "\", \"pgoff\": \"0x%" PRIx64 "\"", (int32_t)m.pid, (int32_t)m.tid,
+			m.start, m.len, m.pgoff);
 	else
 		fprintf(d->f, " %d/%d [0x%" PRIx64 "(0x%" PRIx64 ") @ 0x%" PRIx64 "]",
 			(int32_t)m.pid, (int32_t)m.tid, m.start, m.len, m.pgoff);
@@ -218,7 +219,7 @@ static void dump_record(struct dumper *d, const struct perf_reader *r, const str
 			fprintf(d->f, "%u", h->type);
 		fprintf(d->f, ", \"misc\": %u, \"size\": %u", h->misc, h->size);
 		if (rec->has_time)
-			fprintf(d->f, ", \"time\": %" PRIu64, rec->time);
+			fprintf(d->f, ", \"time\": \"%" PRIu64 "\"", rec->time);
 	} else {
 		fprintf(d->f, "%10" PRIu64 " ", rec->offset);
 		if (rec->has_time)
@@ -244,7 +245,7 @@ static void dump_record(struct dumper *d, const struct perf_reader *r, const str
 	case PERF_RECORD_LOST_SAMPLES:
 		memcpy(&u64, p + (h->type == PERF_RECORD_LOST ? offsetof(struct perf_record_lost, lost) :
 				  offsetof(struct perf_record_lost_samples, lost)), 8);
-		fprintf(d->f, d->json ? ", \"lost\": %" PRIu64 : " %" PRIu64 " lost", u64);
+		fprintf(d->f, d->json ? ", \"lost\": \"%" PRIu64 "\"" : " %" PRIu64 " lost", u64);
 		break;
 	case PERF_RECORD_AUXTRACE:
 	case PERF_RECORD_HEADER_TRACING_DATA:
@@ -359,7 +360,9 @@ static void usage(FILE *f)
 		"mode) holds: the attrs, features, build-id table and every record with\n"
 		"its offset and time; a side file's mapping records with the build-id\n"
 		"status and flags mmap3 kept for them (status=timeout, flags=changed).\n\n"
-		"  -j, --json   as JSON (names that are not UTF-8 escaped as \\udcXX)\n");
+		"  -j, --json   as JSON (names that are not UTF-8 escaped as \\udcXX;\n"
+		"               addresses, times and counts as strings, which JSON\n"
+		"               readers do not round)\n");
 }
 
 int cmd_dump(int argc, char **argv)

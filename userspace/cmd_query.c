@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,44 @@ static int is_help(int argc, char **argv)
 	return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
 }
 
+/* JSON output: stat's object, buildid's list of {"build_id", "name", "status"}. */
+static int json;
+static int json_items;
+
+/* JSON of the statistics: counts as strings, which no reader rounds. */
+static int stat_json(const struct mmap3_abi_version *ver, const struct mmap3_stats *st)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define F(x) { #x, offsetof(struct mmap3_stats, x) }
+		F(pending), F(queue_lost), F(queue_memory), F(probe_missed),
+		F(cache_entries), F(cache_capacity), F(cache_hits), F(cache_misses),
+		F(cache_evictions), F(cache_invalidations), F(cache_memory),
+		F(reads_cached), F(reads_slow), F(reads_timeout), F(reads_in_flight),
+		F(reads_parked),
+#undef F
+	};
+	char buf[32];
+	uint64_t v;
+	size_t i;
+
+	printf("{\"abi\": \"%u.%u\"", ver->major, ver->minor);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		memcpy(&v, (const char *)st + fields[i].off, sizeof(v));
+		printf(", \"%s\": \"%" PRIu64 "\"", fields[i].name, v);
+	}
+	printf(", \"parsed\": {");
+	for (i = 0; i < MMAP3_BUILDID_NR_STATUS && i < sizeof(st->parse) / sizeof(st->parse[0]); i++) {
+		printf("%s", i ? ", " : "");
+		escape_json(stdout, mmap3_status_str(i, buf, sizeof(buf)), 64);
+		printf(": \"%" PRIu64 "\"", (uint64_t)st->parse[i]);
+	}
+	printf("}}\n");
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct mmap3_abi_version ver;
@@ -32,12 +72,15 @@ int cmd_stat(int argc, char **argv)
 	int fd;
 
 	if (is_help(argc, argv)) {
-		printf("usage: mmap3 stat\n\nPrint the module's queue and cache statistics and "
-		       "the files it read, by outcome.\n");
+		printf("usage: mmap3 stat [--json]\n\nPrint the module's queue and cache "
+		       "statistics and the files it read, by outcome.\n\n"
+		       "  --json   as a JSON object, every count a string of its decimal digits\n");
 		return 0;
 	}
-	if (argc != 1) {
-		fprintf(stderr, "usage: mmap3 stat\n");
+	if (argc == 2 && !strcmp(argv[1], "--json")) {
+		json = 1;
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: mmap3 stat [--json]\n");
 		return 2;
 	}
 	fd = mmap3_device_open(&ver);
@@ -48,6 +91,8 @@ int cmd_stat(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
+	if (json)
+		return stat_json(&ver, &st);
 	printf("module ABI %u.%u\n", ver.major, ver.minor);
 	printf("queue: %" PRIu64 " mappings pending, %" PRIu64 " lost (queue full)\n",
 	       (uint64_t)st.pending, (uint64_t)st.queue_lost);
@@ -63,15 +108,57 @@ int cmd_stat(int argc, char **argv)
 	return 0;
 }
 
+
+/* A BUILD-ID NAME line, as perf buildid-list; without an id, "- NAME (why)". */
 static void print_id(const struct mmap3_build_id *bid, const char *name)
 {
+	char buf[32];
 	int i;
 
+	if (json) {
+		printf("%s\n  {\"build_id\": ", json_items++ ? "," : "");
+		if (bid->status == MMAP3_BUILDID_FOUND) {
+			putchar('"');
+			for (i = 0; i < bid->size; i++)
+				printf("%02x", bid->data[i]);
+			putchar('"');
+		} else {
+			printf("null");
+		}
+		printf(", \"name\": ");
+		escape_json(stdout, name, 4096);
+		printf(", \"status\": ");
+		escape_json(stdout, mmap3_status_str(bid->status, buf, sizeof(buf)), 64);
+		putchar('}');
+		return;
+	}
+	if (bid->status != MMAP3_BUILDID_FOUND) {
+		printf("- ");
+		escape_text(stdout, name, 4096);
+		printf(" (%s)\n", mmap3_status_str(bid->status, buf, sizeof(buf)));
+		return;
+	}
 	for (i = 0; i < bid->size; i++)
 		printf("%02x", bid->data[i]);
 	putchar(' ');
 	escape_text(stdout, name, 4096);
 	putchar('\n');
+}
+
+/* Module names as modprobe has them: '-' and '_' are one. */
+static int same_module(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < MMAP3_MODULE_NAME_LEN; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+
+		if (x != y)
+			return 0;
+		if (!x)
+			return 1;
+	}
+	return 1;
 }
 
 /* A session's records: the dump, then what follows. */
@@ -142,10 +229,10 @@ static int buildid_of_dump(const char *module, pid_t pid)
 			const struct mmap3_record_module *m = (const void *)h;
 			char name[MMAP3_MODULE_NAME_LEN + 3];
 
-			if (strncmp(m->name, module, MMAP3_MODULE_NAME_LEN))
+			if (!same_module(m->name, module))
 				continue;
 			snprintf(name, sizeof(name), "[%s]", m->name);
-			if (m->build_id.status == MMAP3_BUILDID_FOUND)
+			if (m->build_id.status == MMAP3_BUILDID_FOUND || json)
 				print_id(&m->build_id, name);
 			else
 				fprintf(stderr, "mmap3: module %s: no build-id: %s\n", m->name,
@@ -156,13 +243,7 @@ static int buildid_of_dump(const char *module, pid_t pid)
 		if (pid && h->type == MMAP3_RECORD_MMAP) {
 			const struct mmap3_record_mmap *m = (const void *)h;
 
-			if (m->build_id.status == MMAP3_BUILDID_FOUND) {
-				print_id(&m->build_id, m->path);
-			} else {
-				printf("- ");
-				escape_text(stdout, m->path, 4096);
-				printf(" (%s)\n", mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
-			}
+			print_id(&m->build_id, m->path);
 			found = 1;
 		}
 	}
@@ -223,9 +304,9 @@ static int buildid_of_path(const char *path)
 
 		if (h->type != MMAP3_RECORD_MMAP || m->addr != (uintptr_t)p)
 			continue;
-		if (m->build_id.status == MMAP3_BUILDID_FOUND) {
+		if (m->build_id.status == MMAP3_BUILDID_FOUND || json) {
 			print_id(&m->build_id, path);
-			ret = 0;
+			ret = m->build_id.status != MMAP3_BUILDID_FOUND;
 		} else {
 			fprintf(stderr, "mmap3: %s: no build-id: %s\n", path,
 				mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
@@ -244,39 +325,71 @@ out:
 
 static void buildid_usage(FILE *f)
 {
-	fprintf(f, "usage: mmap3 buildid PATH | --pid PID | --kernel | --module NAME\n");
+	fprintf(f, "usage: mmap3 buildid [--json] PATH | --pid PID | --kernel | --module NAME\n");
 }
 
 int cmd_buildid(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "module", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *module = NULL, *pid_arg = NULL;
+	int c, what = 0, ret;
 	char *end;
-	long pid;
+	long pid = 0;
 
-	if (is_help(argc, argv)) {
-		buildid_usage(stdout);
-		printf("\nPrint BUILD-ID NAME lines, as perf buildid-list, from the module's "
-		       "view:\n"
-		       "  PATH           the file, mapped executable here and read by the module\n"
-		       "  --pid PID      every executable file mapping of the process\n"
-		       "  --kernel       the running kernel\n"
-		       "  --module NAME  the loaded module NAME\n");
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--kernel"))
-		return buildid_of_dump(NULL, 0);
-	if (argc == 3 && !strcmp(argv[1], "--module"))
-		return buildid_of_dump(argv[2], 0);
-	if (argc == 3 && !strcmp(argv[1], "--pid")) {
-		errno = 0;
-		pid = strtol(argv[2], &end, 10);
-		if (*end || errno || pid <= 0 || pid > INT32_MAX) {
-			fprintf(stderr, "mmap3 buildid: --pid %s: not a process id\n", argv[2]);
+	while ((c = getopt_long(argc, argv, "p:km:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid_arg = optarg;
+			what++;
+			break;
+		case 'k':
+			what++;
+			break;
+		case 'm':
+			module = optarg;
+			what++;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			buildid_usage(stdout);
+			printf("\nPrint BUILD-ID NAME lines, as perf buildid-list, from the module's "
+			       "view:\n"
+			       "  PATH           the file, mapped executable here and read by the module\n"
+			       "  --pid PID      every executable file mapping of the process\n"
+			       "  --kernel       the running kernel\n"
+			       "  --module NAME  the loaded module NAME ('-' and '_' alike)\n"
+			       "  --json         as a JSON list of {build_id, name, status}\n");
+			return 0;
+		default:
+			buildid_usage(stderr);
 			return 2;
 		}
-		return buildid_of_dump(NULL, (pid_t)pid);
 	}
-	if (argc == 2 && argv[1][0] != '-')
-		return buildid_of_path(argv[1]);
-	buildid_usage(stderr);
-	return 2;
+	if (what + (argc - optind) != 1 || (argc > optind && argv[optind][0] == '-')) {
+		buildid_usage(stderr);
+		return 2;
+	}
+	if (pid_arg) {
+		errno = 0;
+		pid = strtol(pid_arg, &end, 10);
+		if (end == pid_arg || *end || errno || pid <= 0 || pid > INT32_MAX) {
+			fprintf(stderr, "mmap3 buildid: --pid %s: not a process id\n", pid_arg);
+			return 2;
+		}
+	}
+	if (json)
+		printf("[");
+	ret = argc > optind ? buildid_of_path(argv[optind]) : buildid_of_dump(module, (pid_t)pid);
+	if (json)
+		printf("%s]\n", json_items ? "\n" : "");
+	return ret;
 }

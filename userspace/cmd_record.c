@@ -13,27 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
 #include "commands.h"
 #include "record.h"
-
-static const struct {
-	const char *name;
-	int id;
-} clocks[] = {
-	{ "local", MMAP3_CLOCK_LOCAL },
-	{ "monotonic", CLOCK_MONOTONIC },
-	{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
-	{ "realtime", CLOCK_REALTIME },
-	{ "boottime", CLOCK_BOOTTIME },
-	{ "tai", CLOCK_TAI },
-};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mmap3 record [-o FILE] [--capture DIR] [--capture-max-file BYTES]\n"
-		"                    [--capture-max-total BYTES] [--pid PID]... [--data]\n"
-		"                    [--clock CLOCK] [--buffer-size BYTES]\n"
+		"                    [--capture-max-total BYTES] [--pid PID[,PID...]]... [--data]\n"
+		"                    [--clock CLOCK] [--buffer-size BYTES] [--quiet]\n"
 		"                    [--module-dir DIR]... [-- CMD [ARGS...]]\n"
 		"\n"
 		"Record executable mappings, modules and the kernel with their build-ids\n"
@@ -52,11 +41,14 @@ static void usage(FILE *f)
 		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
 		"                        suffixes; 0: no limit; default %lluM)\n"
 		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
-		"  -p, --pid PID         only this process (repeatable, up to %d)\n"
+		"  -p, --pid PID[,PID]   only these processes (repeatable, up to %d in all)\n"
 		"  -d, --data            also non-executable file mappings\n"
-		"  -k, --clock CLOCK     local (perf's default), monotonic, monotonic_raw,\n"
-		"                        realtime, boottime, tai: as perf record -k\n"
-		"  -b, --buffer-size N   kernel buffer in bytes (power of two, default 4M)\n"
+		"  -k, --clock CLOCK     as perf record -k takes it: local (perf's default),\n"
+		"                        monotonic (mono), monotonic_raw (raw), realtime\n"
+		"                        (real), boottime (boot), tai, CLOCK_MONOTONIC...\n"
+		"  -b, --buffer-size N   kernel buffer in bytes (a power of two from 64k to\n"
+		"                        1G, default 4M)\n"
+		"  -q, --quiet           no status line, no summary: warnings and errors only\n"
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable;\n"
 		"                        /lib/modules/RELEASE always), so perf reads their\n"
 		"                        symbols and --capture keeps them\n",
@@ -100,19 +92,19 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "clock", required_argument, NULL, 'k' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "module-dir", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char modules[sizeof(((struct utsname *)0)->release) + 16], *end;
+	char modules[sizeof(((struct utsname *)0)->release) + 16], *end, *p;
 	uint64_t *size;
 	struct utsname u;
-	size_t i;
 	int c;
 
 	uname(&u);
 	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
 	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
-	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:m:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -122,31 +114,37 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->filter.flags |= MMAP3_FILTER_CAPTURE;
 			break;
 		case 'p':
-			if (o->filter.nr_pids == MMAP3_FILTER_MAX_PIDS) {
-				fprintf(stderr, "mmap3 record: at most %d --pid\n",
-					MMAP3_FILTER_MAX_PIDS);
-				return 2;
+			/* A comma list, as perf record -p takes. */
+			for (p = optarg; ; p = end + 1) {
+				long pid;
+
+				if (o->filter.nr_pids == MMAP3_FILTER_MAX_PIDS) {
+					fprintf(stderr, "mmap3 record: at most %d processes\n",
+						MMAP3_FILTER_MAX_PIDS);
+					return 2;
+				}
+				errno = 0;
+				pid = strtol(p, &end, 10);
+				if (end == p || (*end && *end != ',') || errno || pid <= 0 ||
+				    pid > INT32_MAX) {
+					fprintf(stderr, "mmap3 record: --pid %s: not a list of process "
+						"ids\n", optarg);
+					return 2;
+				}
+				o->filter.pids[o->filter.nr_pids++] = (int)pid;
+				if (!*end)
+					break;
 			}
-			errno = 0;
-			o->filter.pids[o->filter.nr_pids] = (int)strtol(optarg, &end, 10);
-			if (*end || errno || o->filter.pids[o->filter.nr_pids] <= 0) {
-				fprintf(stderr, "mmap3 record: --pid %s: not a process id\n", optarg);
-				return 2;
-			}
-			o->filter.nr_pids++;
 			break;
 		case 'd':
 			o->filter.flags |= MMAP3_FILTER_DATA;
 			break;
 		case 'k':
-			for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
-				if (!strcmp(optarg, clocks[i].name))
-					break;
-			if (i == sizeof(clocks) / sizeof(clocks[0])) {
-				fprintf(stderr, "mmap3 record: --clock %s: unknown clock\n", optarg);
+			if (clock_parse(optarg, &o->clock)) {
+				fprintf(stderr, "mmap3 record: --clock %s: not a clock; expected one "
+					"of " CLOCK_NAMES ", or a clockid's number\n", optarg);
 				return 2;
 			}
-			o->clock = clocks[i].id;
 			break;
 		case 'b':
 		case 'F':
@@ -159,6 +157,13 @@ static int parse(int argc, char **argv, struct record_opts *o)
 					"capture-max-total", optarg);
 				return 2;
 			}
+			/* What the module takes, said here rather than as its EINVAL. */
+			if (c == 'b' && (*size < MMAP3_BUFFER_SIZE_MIN ||
+					 *size > MMAP3_BUFFER_SIZE_MAX || (*size & (*size - 1)))) {
+				fprintf(stderr, "mmap3 record: --buffer-size %s: expected a power of "
+					"two from 64k to 1G\n", optarg);
+				return 2;
+			}
 			break;
 		case 'm':
 			if (kmod_add_dir(&kmods, optarg)) {
@@ -166,6 +171,10 @@ static int parse(int argc, char **argv, struct record_opts *o)
 					errno == E2BIG ? "too many directories" : strerror(errno));
 				return 2;
 			}
+			break;
+		case 'q':
+			o->quiet = 1;
+			o->status_line = 0;
 			break;
 		case 'h':
 			usage(stdout);
@@ -240,10 +249,12 @@ static int record(int argc, char **argv)
 		return ret;
 	if (record_run(&o, &res))
 		return 1;
-	fprintf(stderr, "mmap3: wrote %s: %llu mappings (%llu without a build-id), "
-		"%llu modules\n", o.output, (unsigned long long)res.side.mmaps,
-		(unsigned long long)res.side.no_build_id, (unsigned long long)res.side.modules);
-	if (o.capture_dir)
+	if (!o.quiet)
+		fprintf(stderr, "mmap3: wrote %s: %llu mappings (%llu without a build-id), "
+			"%llu modules\n", o.output, (unsigned long long)res.side.mmaps,
+			(unsigned long long)res.side.no_build_id,
+			(unsigned long long)res.side.modules);
+	if (o.capture_dir && !o.quiet)
 		fprintf(stderr, "mmap3: captured %llu files (%llu MB) in %s, %llu there already, "
 			"%llu changed after mapping\n", (unsigned long long)res.capture.stored,
 			(unsigned long long)(res.capture.bytes >> 20), o.capture_dir,

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -55,9 +56,51 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: mmap3 COMMAND [ARGS...]\n\ncommands:\n");
+	fprintf(f, "usage: mmap3 [--version] [--help] COMMAND [ARGS...]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'mmap3 help COMMAND' (or 'mmap3 COMMAND --help') says more of one.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* Has man a page of that name?  (The name is one of ours: no quoting needed.) */
+static int man_has(const char *page)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "man -w %s >/dev/null 2>&1", page);
+	return !system(cmd);
+}
+
+/*
+ * mmap3 help COMMAND, as perf help COMMAND: its manual page, mmap3-COMMAND
+ * (1), if man has it, else its --help.
+ */
+static int help(const char *name)
+{
+	const struct command *c = find_command(name);
+	char page[64], *help_argv[] = { (char *)name, "--help", NULL };
+
+	if (!c) {
+		fprintf(stderr, "mmap3: unknown command '%s'\n", name);
+		usage(stderr);
+		return 2;
+	}
+	snprintf(page, sizeof(page), "mmap3-%s", name);
+	if (isatty(1) && man_has(page)) {
+		fflush(stdout);
+		execlp("man", "man", page, (char *)NULL);
+	}
+	return c->run(2, help_argv);
 }
 
 /* What was printed must have been written: a full disk is an error. */
@@ -79,8 +122,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc == 3)
+		return close_stdout(help(argv[2]));
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		return close_stdout(0);
+	}
+	/* As perf --version: the tool's, whatever the module. */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v")) {
+		printf("mmap3 version %s (ABI %u.%u)\n", MMAP3_VERSION, MMAP3_ABI_MAJOR,
+		       MMAP3_ABI_MINOR);
 		return close_stdout(0);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

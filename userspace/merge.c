@@ -25,11 +25,13 @@
  * refused: their times and pids do not match.
  */
 #include <errno.h>
+#include <linux/mmap3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clocks.h"
 #include "count.h"
 #include "escape.h"
 #include "hash.h"
@@ -486,19 +488,9 @@ static struct side_rec *find_side(struct merge *m, const struct perf_event_heade
 	return &m->recs[c[lo]];
 }
 
-static const char *clock_name(const struct perf_event_attr *a, char *buf, size_t len)
+static const char *attr_clock(const struct perf_event_attr *a, char *buf, size_t len)
 {
-	static const char * const names[] = {
-		[0] = "realtime", [1] = "monotonic", [4] = "monotonic_raw", [7] = "boottime",
-		[11] = "tai",
-	};
-
-	if (!a->use_clockid)
-		return "local (perf's default)";
-	if ((unsigned int)a->clockid < sizeof(names) / sizeof(names[0]) && names[a->clockid])
-		return names[a->clockid];
-	snprintf(buf, len, "clock %d", a->clockid);
-	return buf;
+	return clock_name(a->use_clockid ? a->clockid : MMAP3_CLOCK_LOCAL, buf, len);
 }
 
 /* Are the two files of one session: same host, kernel and clock? */
@@ -518,8 +510,8 @@ static int check_session(struct merge *m)
 	if (p->use_clockid != s->use_clockid || (p->use_clockid && p->clockid != s->clockid)) {
 		fprintf(stderr, "mmap3: %s was recorded with the clock %s, %s with %s: their "
 			"times cannot be compared; record mmap3 with --clock as perf record -k\n",
-			m->in.path, clock_name(p, c1, sizeof(c1)), m->side.path,
-			clock_name(s, c2, sizeof(c2)));
+			m->in.path, attr_clock(p, c1, sizeof(c1)), m->side.path,
+			attr_clock(s, c2, sizeof(c2)));
 		return -1;
 	}
 	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {

@@ -49,20 +49,41 @@ struct session {
 	pid_t child;			/* 0: none, or reaped */
 	int stop;			/* no command, and a signal came */
 	int failed;			/* the side file is lost */
-	time_t shown;			/* status line */
+	time_t shown;			/* status line: when last drawn, 0 if it is not */
+	int status_done;		/* the command ends: no more status line */
 };
 
-static void status_line(struct session *s, int final)
+/* Erase the status line, to be drawn again at the next second. */
+static void status_erase(struct session *s)
+{
+	if (s->shown)
+		fputs("\r\033[K", stderr);
+	s->shown = 0;
+}
+
+/*
+ * On a terminal, a line of progress on standard error, drawn again once a
+ * second and cleared (not ended) when done: what follows, perf's own
+ * lines at its exit included, starts on a clean line.  Cleared for good
+ * once a signal comes, as the command is then about to write its own.
+ */
+static void status_line(struct session *s, int clear)
 {
 	time_t now = time(NULL);
 
-	if (!s->o->status_line || (!final && now == s->shown))
+	if (!s->o->status_line || s->status_done)
+		return;
+	if (clear) {
+		status_erase(s);
+		s->status_done = 1;
+		return;
+	}
+	if (now == s->shown)
 		return;
 	s->shown = now;
-	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu captured%s",
+	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu captured\033[K",
 		(unsigned long long)s->side.stats.mmaps, (unsigned long long)s->side.stats.modules,
-		(unsigned long long)s->side.stats.lost, (unsigned long long)s->cap.stats.stored,
-		final ? "\n" : "");
+		(unsigned long long)s->side.stats.lost, (unsigned long long)s->cap.stats.stored);
 }
 
 /*
@@ -121,6 +142,11 @@ static int drain(struct session *s)
 			fail(s);
 			return -1;
 		}
+		/* A capture may say something: not after the status line. */
+		if ((h->type == MMAP3_RECORD_MMAP &&
+		     ((const struct mmap3_record_mmap *)h)->capture) ||
+		    h->type == MMAP3_RECORD_MODULE_LOAD)
+			status_erase(s);
 		if (h->type == MMAP3_RECORD_MMAP && ((const struct mmap3_record_mmap *)h)->capture)
 			capture_mapping(s, (const void *)h);
 		if (h->type == MMAP3_RECORD_MODULE_LOAD)
@@ -208,8 +234,10 @@ static int loop(struct session *s)
 		}
 		if (pfd[2].revents && s->dev >= 0)
 			drain(s);
-		if (pfd[0].revents)
+		if (pfd[0].revents) {
+			status_line(s, 1);
 			on_signals(s);
+		}
 		if (pfd[1].revents)
 			reap(s);
 		if (!s->failed)

@@ -24,6 +24,7 @@ struct record_opts {
 	struct kmod_index *kmods;
 	char **argv;			/* the command, NULL: until a signal */
 	int status_line;		/* show progress on stderr */
+	int quiet;			/* warnings and errors only */
 };
 
 struct record_result {

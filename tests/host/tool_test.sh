@@ -30,7 +30,7 @@ expect()
 	check "$name" exits_with "$@"
 }
 
-expect "no command: usage, exit 2" 2 '^usage: mmap3 COMMAND' "$mmap3"
+expect "no command: usage, exit 2" 2 '^usage: mmap3 \[--version\] \[--help\] COMMAND' "$mmap3"
 expect "unknown command named, exit 2" 2 "unknown command 'frobnicate'" "$mmap3" frobnicate
 expect "help exits 0" 0 '^$' "$mmap3" help
 expect "version with extra arguments: usage" 2 '^usage: mmap3 version' "$mmap3" version extra
@@ -44,12 +44,12 @@ expect "record without the module: names the device" 1 \
 	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \
 	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" record -o /tmp/mmap3-tool-test.data -- true
 check "record without the module leaves no file" test ! -e /tmp/mmap3-tool-test.data
-expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: not a process id' \
+expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: not a list of process ids' \
 	"$mmap3" record --pid abc
-expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: unknown clock' \
+expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: not a clock' \
 	"$mmap3" record --clock sundial
 expect "record --help exits 0" 0 '^$' "$mmap3" record --help
-expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid PATH' "$mmap3" buildid
+expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid \[--json\] PATH' "$mmap3" buildid
 expect "buildid --pid with a non-number: names it" 2 '^mmap3 buildid: --pid x: not a process id' \
 	"$mmap3" buildid --pid x
 expect "buildid --kernel without the module: names the device" 1 \
