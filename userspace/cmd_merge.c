@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "merge.h"
@@ -44,6 +45,11 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (argc - optind != 2 || !out) {
 		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(out, "-") || !strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")) {
+		fprintf(stderr, "mmap3 merge: '-': merge reads and writes perf.data files, not "
+			"streams (perf record -o - | perf inject -o FILE makes one)\n");
 		return 2;
 	}
 	if (merge_files(argv[optind], argv[optind + 1], out, &st))

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,62 @@ static void report_skipped(const struct record_result *res, const char *dir)
 			"(above): files it gave no copy of are not counted\n");
 }
 
+/* @path as an absolute name: its directory resolved, its own name kept. */
+static int absolute(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], *d = strdup(path), *slash, *base;
+	int ret = -1;
+
+	if (!d)
+		return -1;
+	slash = strrchr(d, '/');
+	base = slash ? slash + 1 : d;
+	if (slash == d)
+		strcpy(dir, "/");
+	else if (!realpath(slash ? (*slash = 0, d) : ".", dir))
+		goto out;
+	if (snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", base) < (int)len)
+		ret = 0;
+out:
+	free(d);
+	return ret;
+}
+
+/*
+ * The file the command (perf record, typically) writes: what follows its
+ * -o or --output, else perf.data for "perf record" without one; NULL if
+ * none is known.
+ */
+static const char *command_output(char **argv)
+{
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	int i, perf_record = !strcmp(base, "perf") && argv[1] && !strcmp(argv[1], "record");
+
+	for (i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && argv[i + 1])
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--output=", 9))
+			return argv[i] + 9;
+		if (perf_record && !strncmp(argv[i], "-o", 2) && argv[i][2])
+			return argv[i] + 2;
+	}
+	return perf_record ? "perf.data" : NULL;
+}
+
+/* Is the side file the command's own output?  Then one would lose the other. */
+static int output_clash(const struct record_opts *o)
+{
+	char a[PATH_MAX + NAME_MAX + 2], b[PATH_MAX + NAME_MAX + 2];
+	const char *theirs = o->argv ? command_output(o->argv) : NULL;
+
+	if (!theirs || absolute(o->output, a, sizeof(a)) || absolute(theirs, b, sizeof(b)) ||
+	    strcmp(a, b))
+		return 0;
+	fprintf(stderr, "mmap3 record: -o %s: the command writes %s too; give the side file "
+		"another name (e.g. -o mmap3.data)\n", o->output, theirs);
+	return 1;
+}
+
 static int record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -247,6 +304,13 @@ static int record(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (!strcmp(o.output, "-")) {
+		fprintf(stderr, "mmap3 record: -o -: the side file is a perf.data file, not a "
+			"stream: give it a name\n");
+		return 2;
+	}
+	if (output_clash(&o))
+		return 2;
 	if (record_run(&o, &res))
 		return 1;
 	if (!o.quiet)

@@ -266,6 +266,42 @@ static int link_unnamed(struct outfile *o, const char *name)
 	return -1;
 }
 
+/*
+ * The file being replaced, if there is one, is kept as NAME.old, as perf
+ * record keeps perf.data: nothing of the user's is lost to a name given
+ * twice.  A rename, which never follows what NAME.old is.
+ */
+static int keep_old(struct outfile *o)
+{
+	char old[NAME_MAX + 1];
+	struct stat st;
+	unsigned int i;
+
+	if (fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return 0;
+	if (snprintf(old, sizeof(old), "%s.old", o->name) >= (int)sizeof(old)) {
+		fprintf(stderr, "mmap3: %s: replaced; its name is too long to keep it as .old\n",
+			o->path);
+		return 0;
+	}
+	/* An input named NAME.old would be lost: nothing is replaced. */
+	if (!fstatat(o->dirfd, old, &st, AT_SYMLINK_NOFOLLOW))
+		for (i = 0; i < o->nr_inputs; i++)
+			if (st.st_dev == o->inputs[i].st.st_dev &&
+			    st.st_ino == o->inputs[i].st.st_ino) {
+				fprintf(stderr, "mmap3: %s exists, and keeping it as %s.old would "
+					"lose the input %s: give another output\n", o->path,
+					o->path, o->inputs[i].path);
+				return -1;
+			}
+	if (renameat(o->dirfd, o->name, o->dirfd, old))
+		fprintf(stderr, "mmap3: %s: cannot keep the previous file as %s: %s; replaced\n",
+			o->path, old, strerror(errno));
+	else
+		fprintf(stderr, "mmap3: kept the previous %s as %s.old\n", o->path, o->path);
+	return 0;
+}
+
 int outfile_commit(struct outfile *o)
 {
 	char tmp[NAME_MAX + 1];
@@ -305,6 +341,8 @@ int outfile_commit(struct outfile *o)
 		}
 		memcpy(o->tmp, tmp, sizeof(tmp));
 	}
+	if (keep_old(o))
+		goto out;
 	if (renameat(o->dirfd, o->tmp, o->dirfd, o->name))
 		fprintf(stderr, "mmap3: %s: cannot rename the complete file into place: %s\n",
 			o->path, strerror(errno));

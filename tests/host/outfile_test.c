@@ -96,6 +96,8 @@ int main(int argc, char **argv)
 	link(at("out"), at("hardlink"));
 	CHECK(!write_out("out", "two", NULL, 0) && has("out", "two") && has("hardlink", "one"),
 	      HOW ": replaces a regular file by its name, never writing through its inode");
+	CHECK(has("out.old", "one"), HOW ": and keeps it as out.old, as perf keeps perf.data");
+	unlink(at("out.old"));
 	CHECK(entries(2), HOW ": and leaves no temporary file");
 
 	symlink(at("victim"), at("link"));

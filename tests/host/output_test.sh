@@ -62,6 +62,18 @@ ln merged.data merged.link
 "$mmap3" merge perf.data side.data -o merged.data 2>err
 check "merge replaces an existing regular output" test $? -eq 0
 check "... by its name, not writing through another link to it" cmp merged.orig merged.link
+check "... and keeps it as merged.data.old, as perf record keeps perf.data" \
+	sh -c "cmp merged.orig merged.data.old && grep -q 'kept the previous merged.data as merged.data.old' err"
+cp perf.data in.data.old
+"$mmap3" merge in.data.old side.data -o in.data 2>err
+"$mmap3" merge in.data.old side.data -o in.data 2>err
+rc=$?
+check "an output whose .old is an input is refused (status $rc), the input kept" \
+	sh -c "test $rc -eq 1 && cmp perf.data in.data.old && grep -q 'would lose the input in.data.old' err"
+"$mmap3" merge perf.data side.data -o - >/dev/null 2>err
+rc=$?
+check "merge -o - is refused (status $rc), saying files are written, not streams" \
+	sh -c "test $rc -eq 2 && grep -q 'not streams' err"
 check "no temporary file is left" sh -c "! ls -A | grep -q '^\\..*mmap3-'"
 
 # record: the same checks, before it starts.
@@ -78,5 +90,19 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 check "record killed with SIGKILL leaves no file and no temporary file" \
 	sh -c "! ls -A | grep -q 'killed\\|^\\..*mmap3-'"
+
+# The side file given perf's own output's name: refused before anything
+# runs, as either file would lose the other (perf record -o, --output,
+# and perf.data when it has neither).
+for cmd in "perf record -o ./perf.data -- true" "perf record --output=perf.data -- true" \
+	   "perf record -- true"; do
+	"$fake" record -o perf.data -- $cmd 2>err
+	rc=$?
+	check "record -o perf.data -- $cmd: refused (status $rc)" \
+		sh -c "test $rc -eq 2 && grep -q 'the command writes .*perf.data too' err"
+done
+check "... perf.data untouched" sh -c "'$craft' reload-perf a && cmp a perf.data"
+"$fake" record -o - -- true 2>err
+check "record -o - is refused (status $?)" grep -q 'not a stream' err
 
 tap_done
