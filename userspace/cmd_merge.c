@@ -12,29 +12,36 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmap3 merge PERF_DATA SIDE -o OUT\n\n"
+	fprintf(f, "usage: mmap3 merge [--all-processes] PERF_DATA SIDE -o OUT\n\n"
 		"Write OUT: PERF_DATA (from perf record, file or pipe mode) with the\n"
 		"mappings, modules and build-ids of SIDE (from mmap3 record), so perf\n"
 		"report, perf script and perf buildid-list use the build-ids really\n"
 		"mapped.  OUT is created 0600 and appears only when complete; it must\n"
-		"not be an input, a symbolic link, a FIFO or a device node.\n\n"
-		"  -o, --output OUT   the merged perf.data\n");
+		"not be an input, a symbolic link, a FIFO or a device node; an OUT that\n"
+		"exists is kept as OUT.old.  Only the processes perf recorded get mmap3's\n"
+		"records (perf record -p, -- CMD): SIDE's others stay out.\n\n"
+		"  -o, --output OUT       the merged perf.data\n"
+		"  -a, --all-processes    add mmap3's records of every process SIDE has\n");
 }
 
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "all-processes", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct merge_opts mo = { 0 };
 	struct merge_stats st;
 	const char *out = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:ah", opts, NULL)) != -1) {
 		if (c == 'o') {
 			out = optarg;
+		} else if (c == 'a') {
+			mo.all_processes = 1;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -52,11 +59,14 @@ int cmd_merge(int argc, char **argv)
 			"streams (perf record -o - | perf inject -o FILE makes one)\n");
 		return 2;
 	}
-	if (merge_files(argv[optind], argv[optind + 1], out, &st))
+	if (merge_files(argv[optind], argv[optind + 1], out, &mo, &st))
 		return 1;
 	fprintf(stderr, "mmap3: wrote %s: %llu of perf's mappings given mmap3's build-id, "
 		"%llu records added\n", out, (unsigned long long)st.rewritten,
 		(unsigned long long)st.added);
+	if (st.other_processes)
+		fprintf(stderr, "mmap3: left out %llu mappings of processes perf did not record "
+			"(--all-processes adds them)\n", (unsigned long long)st.other_processes);
 	if (st.too_long_added || st.too_long_rewritten)
 		fprintf(stderr, "mmap3: WARNING: %llu of mmap3's records not added and %llu of "
 			"perf's mappings not given mmap3's build-id: with %s's sample_id they "

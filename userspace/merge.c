@@ -15,14 +15,18 @@
  *    kernels adds up the module's separately allocated text, data and
  *    read-only data, so perf's map can cover other modules' text;
  *  - mmap3's records perf did not have (modules loaded mid-session,
- *    mappings of processes perf did not follow, lost records) are added,
- *    with the sample_id trailer of the file's attrs, each just before the
- *    first of perf's records that is not older (see place_due());
+ *    mappings perf did not see, lost records) are added, with the
+ *    sample_id trailer of the file's attrs, each just before the first
+ *    of perf's records that is not older (see place_due()); but of
+ *    processes perf did not record (perf record -p, -- CMD: none of its
+ *    COMM, FORK, EXIT or MMAP records names them), none unless asked:
+ *    people attach perf.data to bug reports;
  *  - the HEADER_BUILD_ID table takes mmap3's build-ids; AUXTRACE records
  *    keep their trace data and the HEADER_AUXTRACE index follows them to
  *    their new offsets.
- * Inputs recorded on other hosts or kernels, or with another clock, are
- * refused: their times and pids do not match.
+ * Inputs recorded on other hosts or kernels, or with another clock, or
+ * whose times do not overlap, are refused: their times and pids do not
+ * match.
  */
 #include <errno.h>
 #include <linux/mmap3.h>
@@ -89,8 +93,80 @@ struct merge {
 	size_t *chain;
 	/* The records to add (not matched), oldest first, and the next one due. */
 	size_t *order, nr_order, due;
+	/* The processes perf recorded: an open-addressed set of pid + 1. */
+	uint32_t *pids;
+	size_t pids_cap, nr_pids;
+	/* The times of each file's timed records: first and last. */
+	uint64_t in_first, in_last, side_first, side_last;
+	const struct merge_opts *opts;
 	struct merge_stats *stats;
 };
+
+static int pid_add(struct merge *m, uint32_t pid)
+{
+	size_t j;
+
+	if (2 * (m->nr_pids + 1) > m->pids_cap) {
+		size_t cap = m->pids_cap ? 2 * m->pids_cap : 1024, i;
+		uint32_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -1;
+		for (i = 0; i < m->pids_cap; i++) {
+			if (!m->pids[i])
+				continue;
+			for (j = fnv1a(&m->pids[i], 4, FNV1A_INIT) & (cap - 1); n[j]; j = (j + 1) & (cap - 1))
+				;
+			n[j] = m->pids[i];
+		}
+		free(m->pids);
+		m->pids = n;
+		m->pids_cap = cap;
+	}
+	pid++;
+	for (j = fnv1a(&pid, 4, FNV1A_INIT) & (m->pids_cap - 1); m->pids[j];
+	     j = (j + 1) & (m->pids_cap - 1))
+		if (m->pids[j] == pid)
+			return 0;
+	m->pids[j] = pid;
+	m->nr_pids++;
+	return 0;
+}
+
+static int pid_known(const struct merge *m, uint32_t pid)
+{
+	size_t j;
+
+	if (!m->pids_cap)
+		return 0;
+	pid++;
+	for (j = fnv1a(&pid, 4, FNV1A_INIT) & (m->pids_cap - 1); m->pids[j];
+	     j = (j + 1) & (m->pids_cap - 1))
+		if (m->pids[j] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The process a record of perf's is about, if it says: COMM, EXIT, FORK
+ * (the child), MMAP and MMAP2 start with the pid.  1 and *@pid, or 0.
+ */
+static int record_pid(const struct perf_event_header *h, uint32_t *pid)
+{
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (h->size < sizeof(*h) + 4)
+			return 0;
+		memcpy(pid, h + 1, 4);
+		return *pid != (uint32_t)-1;
+	default:
+		return 0;
+	}
+}
 
 static int err_mem(const char *path)
 {
@@ -291,6 +367,10 @@ static int load_side(struct merge *m)
 		r = &m->recs[m->nr];
 		memset(r, 0, sizeof(*r));
 		sample_id_parse(&m->side.id, h, &r->id);
+		if (!m->side_first || r->id.time < m->side_first)
+			m->side_first = r->id.time;
+		if (r->id.time > m->side_last)
+			m->side_last = r->id.time;
 		if (is_mmap(h)) {
 			r->body_size = h->size - m->side.id.size;
 			r->body = malloc(r->body_size);
@@ -531,6 +611,31 @@ static int check_session(struct merge *m)
 	return 0;
 }
 
+/*
+ * One session's files overlap in time: a side file recorded beside
+ * another perf record would add mappings of other processes at other
+ * times, and merge without a word.
+ */
+static int check_overlap(struct merge *m)
+{
+	if (!m->in_last || !m->side_last)
+		return 0;
+	if (m->side_first <= m->in_last && m->in_first <= m->side_last)
+		return 0;
+	fprintf(stderr, "mmap3: %s spans the times %llu.%09llu to %llu.%09llu, %s %llu.%09llu "
+		"to %llu.%09llu: they do not overlap, so they are not of one session; record "
+		"mmap3 beside that perf record\n", m->in.path,
+		(unsigned long long)(m->in_first / 1000000000),
+		(unsigned long long)(m->in_first % 1000000000),
+		(unsigned long long)(m->in_last / 1000000000),
+		(unsigned long long)(m->in_last % 1000000000), m->side.path,
+		(unsigned long long)(m->side_first / 1000000000),
+		(unsigned long long)(m->side_first % 1000000000),
+		(unsigned long long)(m->side_last / 1000000000),
+		(unsigned long long)(m->side_last % 1000000000));
+	return -1;
+}
+
 /* The input must have times on every record, to merge in order. */
 static int check_attrs(struct merge *m)
 {
@@ -583,6 +688,12 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 
 		if (r->matched)
 			continue;
+		/* A user mapping of a process perf did not record: not added. */
+		if (!m->opts->all_processes && is_user_mmap((const void *)r->body) &&
+		    !pid_known(m, r->id.pid)) {
+			m->stats->other_processes++;
+			continue;
+		}
 		/* Too long for a record with the input's trailer: counted, said at the end. */
 		if (r->body_size + m->in.id.size > REC_MAX) {
 			m->stats->too_long_added++;
@@ -757,10 +868,19 @@ static int pass1(struct merge *m)
 		const struct perf_event_header *h = rec.h;
 		struct side_rec *r = NULL;
 		int kernel = is_mmap(h) && is_kernel(h), own = 0;
+		uint32_t pid;
 
 		/* A pipe's header records are in the output's header. */
 		if (rec.in_header)
 			continue;
+		if (record_pid(h, &pid) && pid_add(m, pid))
+			return err_mem(m->in.path);
+		if (rec.has_time) {
+			if (!m->in_first || rec.time < m->in_first)
+				m->in_first = rec.time;
+			if (rec.time > m->in_last)
+				m->in_last = rec.time;
+		}
 		if (is_user_mmap(h) && (r = find_side(m, h, rec.has_time, rec.time)))
 			r->matched = 1;
 		else if (kernel)
@@ -872,9 +992,10 @@ out:
 }
 
 int merge_files(const char *perf_data, const char *side, const char *out,
-		struct merge_stats *stats)
+		const struct merge_opts *opts, struct merge_stats *stats)
 {
-	struct merge m = { .stats = stats };
+	static const struct merge_opts defaults;
+	struct merge m = { .stats = stats, .opts = opts ? opts : &defaults };
 	size_t k;
 	int ret = -1;
 
@@ -889,7 +1010,7 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 		goto out;
 	}
 	if (check_attrs(&m) || load_side(&m) || check_session(&m) || order_side(&m) ||
-	    index_side(&m) || pass1(&m))
+	    index_side(&m) || pass1(&m) || check_overlap(&m))
 		goto out;
 	ret = write_output(&m, out);
 out:
@@ -900,6 +1021,7 @@ out:
 	free(m.index);
 	free(m.kindex);
 	free(m.chain);
+	free(m.pids);
 	free(m.spans);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);

@@ -23,14 +23,21 @@ struct merge_stats {
 	/* What matching cost: lookups of perf's mappings, entries looked at. */
 	uint64_t lookups;
 	uint64_t probes;
+	/* mmap3's records of processes perf did not record: not added. */
+	uint64_t other_processes;
+};
+
+struct merge_opts {
+	/* Add mmap3's records of every process, not only of those perf recorded. */
+	int all_processes;
 };
 
 /*
- * Write @out from @perf_data (file or pipe mode) and the side file @side.
- * The inputs are only read; @out appears only when complete.  Returns 0,
- * or -1 after printing one line.
+ * Write @out from @perf_data (file or pipe mode) and the side file @side,
+ * with @opts (NULL: the defaults).  The inputs are only read; @out
+ * appears only when complete.  Returns 0, or -1 after printing one line.
  */
 int merge_files(const char *perf_data, const char *side, const char *out,
-		struct merge_stats *stats);
+		const struct merge_opts *opts, struct merge_stats *stats);
 
 #endif /* MMAP3_MERGE_H */

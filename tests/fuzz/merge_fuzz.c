@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(fds[0], data + 2, split);
 	put(fds[1], data + 2 + split, size - 2 - split);
 	unlink(out);
-	if (merge_files(paths[0], paths[1], out, &st))
+	if (merge_files(paths[0], paths[1], out, NULL, &st))
 		return 0;
 	/* Everything of perf's is there, and mmap3's additions. */
 	in = count(paths[0]);

@@ -6,7 +6,11 @@
 # side files with chosen records.  Layouts from tools/perf/util/header.h
 # and tools/lib/perf/include/perf/event.h, as userspace/perf/format.h.
 #
-#   tests/host/craft.py NAME OUT     write the crafted file NAME to OUT
+#   tests/host/craft.py NAME OUT [BASE]
+#                                    write the crafted file NAME to OUT, its
+#                                    times BASE nanoseconds later (to fall
+#                                    within a real perf record's: merge
+#                                    refuses files whose times do not overlap)
 #   tests/host/craft.py --list       the names
 #   tests/host/craft.py --malformed  the names of those that are malformed
 import os
@@ -57,7 +61,11 @@ def id_layout(sample_type):
     return [b for b in (S_TID, S_TIME, S_ID, 512, S_CPU, S_IDENTIFIER) if sample_type & b]
 
 
+TIME_BASE = 0
+
+
 def trailer(sample_type, pid=0, tid=0, time=0, cpu=0, id_=0):
+    time += TIME_BASE
     out = b''
     for b in id_layout(sample_type):
         if b == S_TID:
@@ -218,6 +226,13 @@ def reload_side():
                       mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 2998, BID_B)])
 
 
+def others_side():
+    """mmap3 saw perf's process 100 and another, 200, perf was not asked for."""
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A),
+                      mmap2(TRAILER, 200, 0x7f2000000000, 0x1000, 0, '/tmp/mmap3-craft/secret', 1500,
+                            BID_A)])
+
+
 def hostile_side():
     """Names no terminal or JSON parser should see raw."""
     names = ['/tmp/a\nb', '/tmp/\x1b[31mred', b'/tmp/\xff\xfe-not-utf8', '/tmp/\u202eevil',
@@ -275,7 +290,7 @@ def bts_perf(with_index=True):
 
 def bts_side():
     """mmap3 saw a mapping between the two AUXTRACE records: it goes between them."""
-    return side_file([mmap2(TRAILER, 300, 0x500000, 0x1000, 0, '/tmp/mmap3-craft/other', 1500, BID_A)])
+    return side_file([mmap2(TRAILER, 100, 0x500000, 0x1000, 0, '/tmp/mmap3-craft/other', 1500, BID_A)])
 
 
 # --- Malformed files: each must give status 1 and one line naming the offset.
@@ -502,6 +517,7 @@ NAMED = {
     'escape-host-side': escape_host_side,
     'mono-side': mono_side,
     'reload-side': reload_side,
+    'others-side': others_side,
     'hostile-side': hostile_side,
     'lost-side': lost_side,
     'huge-lost-side': huge_lost_side,
@@ -519,9 +535,11 @@ def main():
     if sys.argv[1:] == ['--malformed']:
         print('\n'.join(sorted(MALFORMED)))
         return 0
-    if len(sys.argv) != 3 or sys.argv[1] not in NAMED:
-        print('usage: craft.py NAME OUT | --list', file=sys.stderr)
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in NAMED:
+        print('usage: craft.py NAME OUT [BASE] | --list', file=sys.stderr)
         return 2
+    global TIME_BASE
+    TIME_BASE = int(sys.argv[3]) if len(sys.argv) == 4 else 0
     with open(sys.argv[2], 'wb') as f:
         f.write(NAMED[sys.argv[1]]())
     return 0

@@ -26,14 +26,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(out, sizeof(out), "%s/same-merged.data", argv[5]);
-	CHECK(!merge_files(argv[1], argv[2], out, &st), "80,000 identical mappings merge");
+	CHECK(!merge_files(argv[1], argv[2], out, NULL, &st), "80,000 identical mappings merge");
 	CHECK(st.rewritten == 80000, "... every one of perf's given mmap3's build-id (%llu)",
 	   (unsigned long long)st.rewritten);
 	CHECK(st.lookups && st.probes <= 24 * st.lookups,
 	   "... each lookup looks at %llu entries on average (at most 24: a binary search)",
 	   (unsigned long long)(st.lookups ? st.probes / st.lookups : 0));
 	snprintf(out, sizeof(out), "%s/kmaps-merged.data", argv[5]);
-	CHECK(!merge_files(argv[3], argv[4], out, &st), "20,000 maps of one module at one address merge");
+	CHECK(!merge_files(argv[3], argv[4], out, NULL, &st), "20,000 maps of one module at one address merge");
 	CHECK(st.lookups == 20000 && st.probes <= 2 * st.lookups,
 	   "... each of perf's looked up at once (%llu probes for %llu lookups)",
 	   (unsigned long long)st.probes, (unsigned long long)st.lookups);

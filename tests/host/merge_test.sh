@@ -15,16 +15,22 @@ mmap3=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$side_write" "$tmp/side.data" >/dev/null
 if ! perf record -q -e cpu-clock -o "$tmp/perf.data" -- sleep 0.05 >/dev/null 2>&1; then
 	tap_skip "perf record does not work on this machine"
 	tap_done
 	exit
 fi
+# The side file's times within perf's (merge refuses files that do not
+# overlap), and its made-up processes added (--all-processes): perf did
+# not record them.
+first=$("$mmap3" dump --json "$tmp/perf.data" | python3 -c '
+import json, sys
+print(min(int(r["time"]) for r in json.load(sys.stdin)["records"] if int(r.get("time", 0))))')
+"$side_write" "$tmp/side.data" "$first" >/dev/null
 cp "$tmp/perf.data" "$tmp/perf.orig"
 cp "$tmp/side.data" "$tmp/side.orig"
 
-"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged.data" 2>"$tmp/merge.log"
+"$mmap3" merge --all-processes "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged.data" 2>"$tmp/merge.log"
 check "merge exits 0" test $? -eq 0
 check "the inputs are unchanged" sh -c "cmp $tmp/perf.data $tmp/perf.orig && cmp $tmp/side.data $tmp/side.orig"
 # Judged by each perf (tap_perfs).
@@ -47,13 +53,13 @@ for perf in $(tap_perfs); do
 done
 
 # Merging again gives the same file: nothing depends on time or order of runs.
-"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged2.data" 2>/dev/null
+"$mmap3" merge --all-processes "$tmp/perf.data" "$tmp/side.data" -o "$tmp/merged2.data" 2>/dev/null
 check "merge is deterministic" cmp "$tmp/merged.data" "$tmp/merged2.data"
 
 # Onto another file system (where /tmp is not tmpfs) copy_file_range
 # refuses, and merge copies the records itself: the same file.
 if shm=$(mktemp -d /dev/shm/mmap3-merge.XXXXXX 2>/dev/null); then
-	"$mmap3" merge "$tmp/perf.data" "$tmp/side.data" -o "$shm/merged.data" 2>/dev/null
+	"$mmap3" merge --all-processes "$tmp/perf.data" "$tmp/side.data" -o "$shm/merged.data" 2>/dev/null
 	check "merge onto another file system writes the same file" cmp "$tmp/merged.data" "$shm/merged.data"
 	rm -rf "$shm"
 fi
@@ -68,7 +74,11 @@ check "... and leaves no output" sh -c "! ls $tmp/bad.data* 2>/dev/null"
 check "perf.data given as the side file is refused" grep -q 'not an mmap3 side file' "$tmp/err"
 # Pipe mode (perf record -o -): merged into a file-mode perf.data.
 perf record -q -e cpu-clock -o - -- sleep 0.05 >"$tmp/pipe.data" 2>/dev/null
-"$mmap3" merge "$tmp/pipe.data" "$tmp/side.data" -o "$tmp/from-pipe.data" 2>"$tmp/err"
+first=$("$mmap3" dump --json "$tmp/pipe.data" | python3 -c '
+import json, sys
+print(min(int(r["time"]) for r in json.load(sys.stdin)["records"] if int(r.get("time", 0))))')
+"$side_write" "$tmp/pipe-side.data" "$first" >/dev/null
+"$mmap3" merge --all-processes "$tmp/pipe.data" "$tmp/pipe-side.data" -o "$tmp/from-pipe.data" 2>"$tmp/err"
 check "pipe-mode input merges" test $? -eq 0
 for perf in $(tap_perfs); do
 	by=$(tap_perf_label $perf)

@@ -58,6 +58,15 @@ for k in range(nr):
 " "$1"
 }
 
+# The first time of a perf.data's records, in ns: a crafted side file's
+# base, so its times fall within a real perf record's.
+first_time()
+{
+	"$mmap3" dump --json "$1" | python3 -c '
+import json, sys
+print(min(int(r["time"]) for r in json.load(sys.stdin)["records"] if int(r.get("time", 0))))'
+}
+
 # AUX trace: two AUXTRACE records, mmap3's mapping placed between them.
 "$craft" bts-perf bts.data
 "$craft" bts-side bts-side.data
@@ -111,7 +120,8 @@ check "no output was left" test ! -e out.data
 perf record -q -e cpu-clock -o - -- true 2>/dev/null >p.pipe
 "$mmap3" dump p.pipe >dump.txt 2>&1
 check "pipe mode's last FEATURE record is the end of features" grep -q 'FEATURE *end of features' dump.txt
-"$mmap3" merge p.pipe side.data -o p-merged.data 2>err
+"$craft" reload-side p-side.data "$(first_time p.pipe)"
+"$mmap3" merge p.pipe p-side.data -o p-merged.data 2>err
 check "pipe-mode input merges" test $? -eq 0
 check "... and the end mark did not become feature bit 32" lacks_feature p-merged.data 32
 check "... (whose other features are there: hostname)" has_feature p-merged.data 3
@@ -120,7 +130,8 @@ check "... whose header perf reads" sh -c "perf report -i p-merged.data --header
 # Pipe-mode tracing data: the tracing_data feature of the merged file.
 if perf record -q -e sched:sched_switch -a -o - -- sleep 0.1 2>/dev/null >tp.pipe &&
    perf script -i tp.pipe 2>/dev/null | grep -q prev_comm; then
-	"$mmap3" merge tp.pipe side.data -o tp-merged.data 2>err
+	"$craft" reload-side tp-side.data "$(first_time tp.pipe)"
+	"$mmap3" merge tp.pipe tp-side.data -o tp-merged.data 2>err
 	check "pipe-mode tracepoint data merges" test $? -eq 0
 	check "... and perf reads the tracepoints' fields from it" \
 		sh -c "perf script -i tp-merged.data 2>/dev/null | grep -q 'sched:sched_switch: prev_comm='"
@@ -128,14 +139,31 @@ else
 	tap_skip "perf cannot record tracepoints here"
 fi
 
+# Only what the user asked for: perf recorded process 100 alone; mmap3's
+# mapping of process 200 stays out unless --all-processes.
+"$craft" reload-perf only100.data
+"$craft" others-side others.data
+"$mmap3" merge only100.data others.data -o only.data 2>err
+check "merge: mmap3's records of a process perf did not record are left out, said: $(grep 'left out' err)" \
+	sh -c "grep -q 'left out 1 mappings of processes perf did not record' err &&
+	       ! '$mmap3' dump only.data | grep -q secret && '$mmap3' dump only.data | grep -q libreload"
+"$mmap3" merge --all-processes only100.data others.data -o all.data 2>err
+check "... and added with --all-processes" sh -c "'$mmap3' dump all.data | grep -q secret"
+# A side file of another session: its times do not overlap perf's.
+"$craft" reload-side later-side.data 1000000000000
+"$mmap3" merge only100.data later-side.data -o late.data 2>err
+rc=$?
+check "a side file whose times do not overlap perf.data's is refused (status $rc)" \
+	sh -c "test $rc -eq 1 && grep -q 'they do not overlap, so they are not of one session' err"
+
 # Clocks and hosts.
 perf record -q -k mono -e cpu-clock -o mono.data -- true >/dev/null 2>&1
 "$mmap3" merge mono.data side.data -o out.data 2>err
 check "perf record -k mono with a side file of perf's default clock is refused" test $? -eq 1
 check "... naming both clocks and the fix" \
 	grep -q "with the clock monotonic, side.data with local (perf's default).*record mmap3 with --clock" err
-"$craft" mono-side mono-side.data
-"$mmap3" merge mono.data mono-side.data -o out.data 2>err
+"$craft" mono-side mono-side.data "$(first_time mono.data)"
+"$mmap3" merge --all-processes mono.data mono-side.data -o out.data 2>err
 check "... and merges with mmap3 record --clock monotonic's" test $? -eq 0
 rm -f out.data
 "$craft" reload-perf perf.data

@@ -4,7 +4,11 @@
  * the kernel, a module, mappings with a 20-byte, a 32-byte and no
  * build-id, and a lost record.  perf_file_test.sh then lets perf judge it.
  *
- *   side_write FILE
+ *   side_write FILE [BASE]
+ *
+ * Times are BASE (default 0) plus a few microseconds: merge takes a side
+ * file only if its times overlap perf.data's, so a test that merges it
+ * with a perf record of its own gives that record's first time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +56,16 @@ int main(int argc, char **argv)
 		{ "/usr/bin/prog", MMAP3_BUILDID_FOUND, 20, 0x30, 4000 },
 	};
 	struct utsname u;
+	uint64_t base = argc == 3 ? strtoull(argv[2], NULL, 0) : 0;
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: side_write FILE\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: side_write FILE [BASE]\n");
 		return 2;
 	}
+	k.header.time += base;
+	mod.header.time += base;
+	lost.header.time += base;
 	/* As mmap3 record would: the running kernel, so merge takes it as one session. */
 	uname(&u);
 	snprintf(k.release, sizeof(k.release), "%s", u.release);
@@ -72,7 +80,7 @@ int main(int argc, char **argv)
 
 		m->header.type = MMAP3_RECORD_MMAP;
 		m->header.size = (uint32_t)size;
-		m->header.time = maps[i].time;
+		m->header.time = base + maps[i].time;
 		m->pid = m->tid = 100 + (uint32_t)i;
 		m->cpu = 1;
 		m->prot = PROT_READ | PROT_EXEC;
