@@ -23,6 +23,15 @@
 /* The kernel lacks openat2(): walk for the rest of the run. */
 static int no_openat2;
 
+static uid_t owner_uid = (uid_t)-1;
+static gid_t owner_gid = (gid_t)-1;
+
+void beneath_set_owner(uid_t uid, gid_t gid)
+{
+	owner_uid = uid;
+	owner_gid = gid;
+}
+
 /* One component below @dirfd, which must be a directory and no link. */
 static int open_one(int dirfd, const char *name, enum beneath_mode mode)
 {
@@ -72,11 +81,18 @@ int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode)
 	}
 	cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	for (name = strtok_r(copy, "/", &save); cur >= 0 && name; name = strtok_r(NULL, "/", &save)) {
-		if (mkdirat(cur, name, 0700) && errno != EEXIST)
+		int made = !mkdirat(cur, name, 0700);
+
+		if (!made && errno != EEXIST)
 			goto fail;
 		next = open_one(cur, name, mode);
 		if (next < 0)
 			goto fail;
+		/* What was opened, not the name: nothing planted meanwhile is given away. */
+		if (made && owner_uid != (uid_t)-1 && fchown(next, owner_uid, owner_gid)) {
+			close(next);
+			goto fail;
+		}
 		close(cur);
 		cur = next;
 	}

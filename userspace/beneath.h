@@ -7,6 +7,8 @@
 #ifndef MMAP3_BENEATH_H
 #define MMAP3_BENEATH_H
 
+#include <sys/types.h>
+
 /*
  * How to resolve: openat2() with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
  * (Linux 5.6 and later), or a walk of one component at a time with
@@ -25,5 +27,11 @@ enum beneath_mode {
  * component is a symbolic link or no directory, EINVAL for a bad @rel.
  */
 int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode);
+
+/*
+ * Directories beneath_mkdirs() creates from now on are given to @uid and
+ * @gid (fchown() of the directory it opened), unless @uid is -1.
+ */
+void beneath_set_owner(uid_t uid, gid_t gid);
 
 #endif /* MMAP3_BENEATH_H */

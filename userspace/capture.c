@@ -113,6 +113,14 @@ int capture_relpath(const char *path, char *out, size_t len)
  * DIR is where root writes copies of other users' files: no one but the
  * user running mmap3 may choose what is in it or where it is.
  */
+static int check_mode(const char *name, const struct stat *st)
+{
+	fprintf(stderr, "mmap3: %s: mode %04o, expected writable by its owner alone: "
+		"others could plant names in the capture directory; chmod go-w it or "
+		"give another\n", name, (unsigned int)(st->st_mode & 07777));
+	return -1;
+}
+
 static int check_dir(const struct capture *c, const char *name)
 {
 	struct stat st;
@@ -122,6 +130,8 @@ static int check_dir(const struct capture *c, const char *name)
 		fprintf(stderr, "mmap3: %s: %s\n", c->dir, strerror(errno));
 		return -1;
 	}
+	if (c->owner_uid != (uid_t)-1 && st.st_uid == c->owner_uid)
+		return st.st_mode & (S_IWGRP | S_IWOTH) ? check_mode(name, &st) : 0;
 	if (st.st_uid != euid) {
 		fprintf(stderr, "mmap3: %s: owned by uid %u, expected the user running mmap3 "
 			"(uid %u): its owner could plant names in the capture directory; give "
@@ -129,19 +139,41 @@ static int check_dir(const struct capture *c, const char *name)
 			(unsigned int)euid);
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		fprintf(stderr, "mmap3: %s: mode %04o, expected writable by its owner alone: "
-			"others could plant names in the capture directory; chmod go-w it or "
-			"give another\n", name, (unsigned int)(st.st_mode & 07777));
-		return -1;
-	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return check_mode(name, &st);
 	return 0;
 }
 
-/* Who may own what DIR is reached through: root, or the user running mmap3. */
+/* Under sudo: the user who ran it, 0 and *@uid, *@gid; else -1. */
+static int sudo_user(uid_t *uid, gid_t *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	unsigned long n, m;
+
+	if (geteuid() || !u || !g || !*u || !*g)
+		return -1;
+	n = strtoul(u, &end, 10);
+	if (*end)
+		return -1;
+	m = strtoul(g, &end, 10);
+	if (*end || !n || n > UINT32_MAX - 1 || m > UINT32_MAX - 1)
+		return -1;
+	*uid = (uid_t)n;
+	*gid = (gid_t)m;
+	return 0;
+}
+
+/*
+ * Who may own what DIR is reached through: root, the user running mmap3,
+ * or under sudo the user who ran it.
+ */
 static int trusted_owner(uid_t uid)
 {
-	return uid == 0 || uid == geteuid();
+	uid_t su;
+	gid_t sg;
+
+	return uid == 0 || uid == geteuid() || (!sudo_user(&su, &sg) && uid == su);
 }
 
 /*
@@ -154,7 +186,7 @@ static int trusted_owner(uid_t uid)
  * *@last to the last component of @path (which it cuts).  Returns an
  * O_PATH descriptor, or -1 after printing one line naming @dir.
  */
-static int open_parent(const char *dir, char *path, char **last)
+static int open_parent(const struct capture *c, const char *dir, char *path, char **last)
 {
 	char *comp = path, *slash;
 	struct stat st;
@@ -170,9 +202,12 @@ static int open_parent(const char *dir, char *path, char **last)
 			return fd;
 		}
 		*slash = 0;
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT &&
-		    (!mkdirat(fd, comp, 0755) || errno == EEXIST))
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
+			/* Made for the user mmap3 works for, as mkdir -p by them. */
+			if (!mkdirat(fd, comp, 0755) && c->owner_uid != (uid_t)-1)
+				fchownat(fd, comp, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW);
 			fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW);
+		}
 		if (S_ISLNK(st.st_mode) && !trusted_owner(st.st_uid)) {
 			fprintf(stderr, "mmap3: %s: %s is a symbolic link of uid %u: nothing is "
 				"created through it (its owner would choose where)\n", dir, path,
@@ -203,12 +238,17 @@ int capture_open(struct capture *c, const char *dir)
 {
 	char *copy = strdup(dir), *last;
 	struct stat st;
-	int parent;
+	int parent, made;
 	size_t n;
 
 	memset(c, 0, sizeof(*c));
 	c->dir = dir;
 	c->dirfd = -1;
+	if (sudo_user(&c->owner_uid, &c->owner_gid)) {
+		c->owner_uid = (uid_t)-1;
+		c->owner_gid = (gid_t)-1;
+	}
+	beneath_set_owner(c->owner_uid, c->owner_gid);
 	if (!copy || !*dir) {
 		fprintf(stderr, "mmap3: '%s': %s\n", dir, copy ? "not a directory name" :
 			"out of memory");
@@ -218,16 +258,23 @@ int capture_open(struct capture *c, const char *dir)
 	/* "link/" would resolve the link: DIR itself is what is checked. */
 	for (n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
 		copy[n - 1] = 0;
-	parent = open_parent(dir, copy, &last);
+	parent = open_parent(c, dir, copy, &last);
 	if (parent < 0) {
 		free(copy);
 		return -1;
 	}
-	if (mkdirat(parent, last, 0700) && errno != EEXIST) {
+	made = !mkdirat(parent, last, 0700);
+	if (!made && errno != EEXIST) {
 		fprintf(stderr, "mmap3: cannot create %s: %s\n", dir, strerror(errno));
 		goto fail;
 	}
 	c->dirfd = openat(parent, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (made && c->dirfd >= 0 && c->owner_uid != (uid_t)-1 &&
+	    fchown(c->dirfd, c->owner_uid, c->owner_gid)) {
+		fprintf(stderr, "mmap3: %s: cannot give it to uid %u: %s\n", dir,
+			(unsigned int)c->owner_uid, strerror(errno));
+		goto fail;
+	}
 	if (c->dirfd < 0) {
 		if (!fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 			fprintf(stderr, "mmap3: %s: a symbolic link, expected the capture "
@@ -565,6 +612,13 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (outfile_open_at(&o, hexfd, "elf", elf))
 		goto out;
+	/* 0600 and the invoking user's: their perf report reads it, no one else. */
+	if (c->owner_uid != (uid_t)-1 && fchown(o.fd, c->owner_uid, c->owner_gid)) {
+		fprintf(stderr, "mmap3: %s: cannot give it to uid %u: %s\n", elf,
+			(unsigned int)c->owner_uid, strerror(errno));
+		outfile_abort(&o);
+		goto out;
+	}
 	size = copy_out(c, src, &o, limit, &err, &at);
 	if (size < 0) {
 		outfile_abort(&o);
@@ -588,9 +642,15 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		goto out;
 	}
 	/* symlinkat() never follows: a name planted there stays as it is. */
-	if (symlinkat(target, xxfd, hex + 2) && errno != EEXIST) {
-		fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2, strerror(errno));
-		goto out;
+	if (symlinkat(target, xxfd, hex + 2)) {
+		if (errno != EEXIST) {
+			fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2,
+				strerror(errno));
+			goto out;
+		}
+	} else if (c->owner_uid != (uid_t)-1) {
+		/* The link we made: a name planted meanwhile is not given away. */
+		fchownat(xxfd, hex + 2, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW);
 	}
 	if (linked == OUTFILE_EXISTED) {
 		c->stats.cached++;

@@ -18,6 +18,7 @@
 #include <linux/mmap3.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "beneath.h"
 
@@ -56,14 +57,21 @@ struct capture {
 	uint64_t max_total;	/* bytes copied in all; 0: no limit */
 	uint64_t spent;		/* bytes copied, kept or not, against max_total */
 	int total_said;		/* max_total was reached, and said so */
+	/*
+	 * Under sudo, the invoking user (SUDO_UID, SUDO_GID): DIR may be
+	 * theirs (their ~/.debug), and what is created in it is made theirs,
+	 * so their own perf report reads it.  Else -1: the running user's.
+	 */
+	uid_t owner_uid;
+	gid_t owner_gid;
 	struct capture_stats stats;
 };
 
 /*
  * Create (mkdir -p) and open DIR, which must be a directory (not a
- * symbolic link to one) of the user running mmap3 that no one else may
- * write to; the limits are CAPTURE_MAX_FILE and CAPTURE_MAX_TOTAL until
- * the caller sets others.  Returns 0, or -1 after printing.
+ * symbolic link to one) of the user running mmap3, or under sudo of the
+ * user who ran sudo, that no one else may write to; the limits are
+ * CAPTURE_MAX_FILE and CAPTURE_MAX_TOTAL until the caller sets others.  Returns 0, or -1 after printing.
  */
 int capture_open(struct capture *c, const char *dir);
 void capture_close(struct capture *c);

@@ -122,4 +122,47 @@ check "... that one is not, said and counted: $(grep short err5 | head -n 1)" \
 	sh -c "grep -q '^mmap3: /usr/bin/short: a build-id of 1 byte, too short' err5 &&
 	       grep -q 'WARNING: 1 files not captured in DIR5: 1 with a build-id too short' err5"
 
+# Under sudo (root, SUDO_UID and SUDO_GID set) the capture directory is
+# the invoking user's ~/.debug: theirs is accepted, and what mmap3 makes
+# in it is made theirs (still 0600), so their own perf report reads it.
+if [ "$EUID" = 0 ]; then
+	mkdir home
+	owned() { test -z "$(find "$1" \( ! -uid 65534 -o ! -gid 65534 \) -print)"; }
+	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3 \
+		"$fake" record -o side6.data --capture home/u/.debug -- true 2>err6
+	rc=$?
+	check "under sudo: record --capture exits 0 (got $rc)" test $rc -eq 0
+	check "... the directory it made on the way is the user's" \
+		test "$(stat -c %u:%g home/u)" = 65534:65534
+	check "... DIR and all in it, files, directories and links, are the user's" \
+		sh -c "test -n \"\$(find home/u/.debug -type l)\" && test -z \"\$(find home/u/.debug \\( ! -uid 65534 -o ! -gid 65534 \\) -print)\""
+	check "... the files still 0600, and byte for byte" \
+		sh -c "test \"\$(stat -c %a $(link 1 | sed s,DIR,home/u/.debug,)/elf)\" = 600 &&
+		       cmp p2 $(link 2 | sed s,DIR,home/u/.debug,)/elf"
+	check "... what was there before it is left as it was" test "$(stat -c %u home)" = 0
+	mkdir -m 0700 DIR7
+	chown 65534:65534 DIR7
+	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3 \
+		"$fake" record -o side7.data --capture DIR7 -- true 2>err7
+	rc=$?
+	check "under sudo, the user's own existing DIR is accepted (status $rc)" test $rc -eq 0
+	check "... and what is made in it is theirs" owned DIR7
+	for env in "" "SUDO_UID=65534x SUDO_GID=65534" "SUDO_UID=0 SUDO_GID=0"; do
+		rm -f side8.data
+		env $env MMAP3_FAKE=files=$tmp/pairs3 \
+			"$fake" record -o side8.data --capture DIR7 -- true 2>err8
+		rc=$?
+		check "${env:-without sudo}: another user's DIR is refused (status $rc), $(head -n 1 err8)" \
+			sh -c "test $rc -eq 1 && grep -q '^mmap3: DIR7: owned by uid 65534, expected the user running mmap3' err8"
+	done
+	chmod 0770 DIR7
+	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3 \
+		"$fake" record -o side9.data --capture DIR7 -- true 2>err9
+	rc=$?
+	check "under sudo, the user's DIR writable by their group is refused (status $rc)" \
+		sh -c "test $rc -eq 1 && grep -q '^mmap3: DIR7: mode 0770, expected writable by its owner alone' err9"
+else
+	tap_skip "under sudo: needs root"
+fi
+
 tap_done
