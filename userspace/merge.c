@@ -367,7 +367,7 @@ static int load_side(struct merge *m)
 		r = &m->recs[m->nr];
 		memset(r, 0, sizeof(*r));
 		sample_id_parse(&m->side.id, h, &r->id);
-		if (!m->side_first || r->id.time < m->side_first)
+		if (r->id.time && (!m->side_first || r->id.time < m->side_first))
 			m->side_first = r->id.time;
 		if (r->id.time > m->side_last)
 			m->side_last = r->id.time;
@@ -618,6 +618,29 @@ static int check_session(struct merge *m)
  */
 static int check_overlap(struct merge *m)
 {
+	uint64_t *span;
+	size_t len;
+
+	/* The session's span, which its records alone may not reach the end of. */
+	if (perf_reader_feature(&m->side, HEADER_SAMPLE_TIME, (void **)&span, &len)) {
+		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+		return -1;
+	}
+	if (span && (len != 2 * sizeof(*span) || !span[0] || span[0] > span[1])) {
+		fprintf(stderr, "mmap3: %s: offset %llu: a SAMPLE_TIME section of %zu bytes, "
+			"expected the session's first and last time (16 bytes, in order)\n",
+			m->side.path, (unsigned long long)m->side.feat[HEADER_SAMPLE_TIME].offset,
+			len);
+		free(span);
+		return -1;
+	}
+	if (span) {
+		if (!m->side_first || span[0] < m->side_first)
+			m->side_first = span[0];
+		if (span[1] > m->side_last)
+			m->side_last = span[1];
+		free(span);
+	}
 	if (!m->in_last || !m->side_last)
 		return 0;
 	if (m->side_first <= m->in_last && m->in_first <= m->side_last)
@@ -875,7 +898,8 @@ static int pass1(struct merge *m)
 			continue;
 		if (record_pid(h, &pid) && pid_add(m, pid))
 			return err_mem(m->in.path);
-		if (rec.has_time) {
+		/* perf's synthesized records (the processes already there) have time 0. */
+		if (rec.has_time && rec.time) {
 			if (!m->in_first || rec.time < m->in_first)
 				m->in_first = rec.time;
 			if (rec.time > m->in_last)

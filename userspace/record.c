@@ -50,6 +50,7 @@ struct session {
 	int stop;			/* no command, and a signal came */
 	int failed;			/* the side file is lost */
 	time_t shown;			/* status line: when last drawn, 0 if it is not */
+	struct timespec enabled;	/* CLOCK_MONOTONIC just before ENABLE */
 	int status_done;		/* the command ends: no more status line */
 };
 
@@ -253,10 +254,33 @@ static int loop(struct session *s)
  * module could not hand over: first-seen build-ids it gave no capture
  * handle (its capture_ids and MMAP3_CAPTURE_MAX, memory).
  */
+static uint64_t ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000 + (uint64_t)t->tv_nsec;
+}
+
+/*
+ * Now, in the session's clock: read where user space can, else (perf's
+ * local clock) the session's first record's time plus what CLOCK_MONOTONIC
+ * says has passed since ENABLE, which the first record follows.
+ */
+static uint64_t session_now(const struct session *s)
+{
+	struct timespec now;
+
+	if (s->o->clock != MMAP3_CLOCK_LOCAL && !clock_gettime(s->o->clock, &now))
+		return ns(&now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!s->side.first_time || ns(&now) < ns(&s->enabled))
+		return 0;
+	return s->side.first_time + (ns(&now) - ns(&s->enabled));
+}
+
 static int finish(struct session *s)
 {
 	struct mmap3_stats st;
 
+	side_session_end(&s->side, session_now(s));
 	if (mmap3_device_disable(s->dev)) {
 		fail(s);
 		return -1;
@@ -331,6 +355,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	if (set_up(&s))
 		goto out;
 	/* Enable before starting the command, so its first mappings are in. */
+	clock_gettime(CLOCK_MONOTONIC, &s.enabled);
 	if (mmap3_device_enable(s.dev))
 		goto out;
 	if (o->argv) {

@@ -371,8 +371,17 @@ static int add_lost(struct side_writer *s, const struct mmap3_record_lost *l)
 	return perf_writer_record(&s->pf, buf);
 }
 
+void side_session_end(struct side_writer *s, uint64_t time)
+{
+	if (time > s->last_time)
+		s->last_time = time;
+}
+
 int side_add(struct side_writer *s, const struct mmap3_record_header *h)
 {
+	if (h->time && (!s->first_time || h->time < s->first_time))
+		s->first_time = h->time;
+	side_session_end(s, h->time);
 	switch (h->type) {
 	case MMAP3_RECORD_MMAP:
 		return add_mmap(s, (const void *)h);
@@ -431,6 +440,11 @@ int side_close(struct side_writer *s)
 
 	if (s->table_len)
 		ret = perf_writer_feature(&s->pf, HEADER_BUILD_ID, s->table, s->table_len);
+	if (!ret && s->first_time) {
+		uint64_t span[2] = { s->first_time, s->last_time };
+
+		ret = perf_writer_feature(&s->pf, HEADER_SAMPLE_TIME, span, sizeof(span));
+	}
 	if (!ret && s->status_len) {
 		struct side_status_header hdr = {
 			.version = SIDE_STATUS_VERSION,

@@ -73,12 +73,20 @@ struct side_writer {
 	uint64_t own_mnt_ns;		/* the recorder's mount namespace */
 	/* Where modules' .ko files are looked for; NULL: not looked for. */
 	struct kmod_index *kmods;
+	/* The session's span, in its clock: HEADER_SAMPLE_TIME. */
+	uint64_t first_time, last_time;
 };
 
 /* @clock: MMAP3_CLOCK_LOCAL or a clockid, as set on the session. */
 int side_open(struct side_writer *s, const char *path, int clock);
 /* Convert and append one record read from /dev/mmap3 (and checked there). */
 int side_add(struct side_writer *s, const struct mmap3_record_header *h);
+/*
+ * The session ended at @time (its clock): the side file's span, which
+ * merge checks against perf's, reaches to it even if nothing was mapped
+ * since perf started (perf record -p PID of a process that maps nothing).
+ */
+void side_session_end(struct side_writer *s, uint64_t time);
 int side_close(struct side_writer *s);
 void side_abort(struct side_writer *s);
 

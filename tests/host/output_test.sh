@@ -96,7 +96,8 @@ check "record killed with SIGKILL leaves no file and no temporary file" \
 # and perf.data when it has neither).
 for cmd in "perf record -o ./perf.data -- true" "perf record --output=perf.data -- true" \
 	   "perf record -- true"; do
-	"$fake" record -o perf.data -- $cmd 2>err
+	# Standard output no pipe: perf would write a pipe there instead.
+	"$fake" record -o perf.data -- $cmd >/dev/null 2>err
 	rc=$?
 	check "record -o perf.data -- $cmd: refused (status $rc)" \
 		sh -c "test $rc -eq 2 && grep -q 'the command writes .*perf.data too' err"
