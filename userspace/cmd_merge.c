@@ -24,6 +24,29 @@ static void usage(FILE *f)
 		"  -a, --all-processes    add mmap3's records of every process SIDE has\n");
 }
 
+/* What a merge did, and what it could not: shared with record --merge. */
+void merge_report(const char *perf_data, const char *side, const char *out,
+		  const struct merge_stats *st)
+{
+	fprintf(stderr, "mmap3: wrote %s: %llu of perf's mappings given mmap3's build-id, "
+		"%llu records added\n", out, (unsigned long long)st->rewritten,
+		(unsigned long long)st->added);
+	if (st->other_processes)
+		fprintf(stderr, "mmap3: left out %llu mappings of processes perf did not record "
+			"(mmap3 merge --all-processes adds them)\n", (unsigned long long)st->other_processes);
+	if (st->too_long_added || st->too_long_rewritten)
+		fprintf(stderr, "mmap3: WARNING: %llu of mmap3's records not added and %llu of "
+			"perf's mappings not given mmap3's build-id: with %s's sample_id they "
+			"would pass perf's record size of 64 KiB\n",
+			(unsigned long long)st->too_long_added,
+			(unsigned long long)st->too_long_rewritten, perf_data);
+	if (st->side_lost)
+		fprintf(stderr, "mmap3: WARNING: %s lost %llu records while recording: some "
+			"mappings may lack mmap3's build-id (perf report counts them as "
+			"lost samples, apart from perf's own lost chunks)\n", side,
+			(unsigned long long)st->side_lost);
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -61,22 +84,6 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (merge_files(argv[optind], argv[optind + 1], out, &mo, &st))
 		return 1;
-	fprintf(stderr, "mmap3: wrote %s: %llu of perf's mappings given mmap3's build-id, "
-		"%llu records added\n", out, (unsigned long long)st.rewritten,
-		(unsigned long long)st.added);
-	if (st.other_processes)
-		fprintf(stderr, "mmap3: left out %llu mappings of processes perf did not record "
-			"(--all-processes adds them)\n", (unsigned long long)st.other_processes);
-	if (st.too_long_added || st.too_long_rewritten)
-		fprintf(stderr, "mmap3: WARNING: %llu of mmap3's records not added and %llu of "
-			"perf's mappings not given mmap3's build-id: with %s's sample_id they "
-			"would pass perf's record size of 64 KiB\n",
-			(unsigned long long)st.too_long_added,
-			(unsigned long long)st.too_long_rewritten, argv[optind]);
-	if (st.side_lost)
-		fprintf(stderr, "mmap3: WARNING: %s lost %llu records while recording: some "
-			"mappings may lack mmap3's build-id (perf report counts them as "
-			"lost samples, apart from perf's own lost chunks)\n", argv[optind + 1],
-			(unsigned long long)st.side_lost);
+	merge_report(argv[optind], argv[optind + 1], out, &st);
 	return 0;
 }

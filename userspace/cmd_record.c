@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,12 +17,15 @@
 
 #include "clocks.h"
 #include "commands.h"
+#include "merge.h"
+#include "perf_command.h"
 #include "record.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mmap3 record [-o FILE] [--capture DIR] [--capture-max-file BYTES]\n"
+		"usage: mmap3 record [--merge] [-o FILE] [--capture DIR | --no-capture]\n"
+		"                    [--capture-max-file BYTES]\n"
 		"                    [--capture-max-total BYTES] [--pid PID[,PID...]]... [--data]\n"
 		"                    [--clock CLOCK] [--buffer-size BYTES] [--quiet]\n"
 		"                    [--module-dir DIR]... [-- CMD [ARGS...]]\n"
@@ -33,12 +37,21 @@ static void usage(FILE *f)
 		"on to it (those from the terminal reach it directly).  Without CMD, record\n"
 		"until one of those signals.\n"
 		"\n"
+		"  -M, --merge           CMD is perf record: once it has exited, merge the\n"
+		"                        side file into perf's own output (its -o, else\n"
+		"                        perf.data), replaced when complete, and capture\n"
+		"                        binaries where that perf keeps them (its\n"
+		"                        --buildid-dir, buildid.dir, else ~/.debug), so\n"
+		"                        plain 'perf report' resolves them; the side file\n"
+		"                        is kept as OUTPUT.mmap3\n"
 		"  -o, --output FILE     side file to write\n"
 		"  -c, --capture DIR     keep each newly seen build-id's exact file in DIR,\n"
 		"                        in perf's build-id cache layout: use it with\n"
 		"                        'perf --buildid-dir DIR report' (or as ~/.debug);\n"
 		"                        DIR must be yours, no symbolic link, and writable\n"
-		"                        by you alone\n"
+		"                        by you alone (under sudo: or by the user who\n"
+		"                        ran sudo, who then owns what is made there)\n"
+		"      --no-capture      with --merge: capture nothing\n"
 		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
 		"                        suffixes; 0: no limit; default %lluM)\n"
 		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
@@ -80,12 +93,17 @@ static int parse_size(const char *s, uint64_t *out)
 
 static struct kmod_index kmods;
 
+/* --merge, --no-capture, and whether -o and --capture were given. */
+static int merge, no_capture, output_given, capture_dir_given;
+
 /* Options into @o; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "capture", required_argument, NULL, 'c' },
+		{ "no-capture", no_argument, NULL, 'n' },
 		{ "capture-max-file", required_argument, NULL, 'F' },
 		{ "capture-max-total", required_argument, NULL, 'T' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -105,13 +123,21 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	uname(&u);
 	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
 	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
-	while ((c = getopt_long(argc, argv, "+o:c:p:dk:b:m:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:Mc:p:dk:b:m:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			output_given = 1;
+			break;
+		case 'M':
+			merge = 1;
+			break;
+		case 'n':
+			no_capture = 1;
 			break;
 		case 'c':
 			o->capture_dir = optarg;
+			capture_dir_given = 1;
 			o->filter.flags |= MMAP3_FILTER_CAPTURE;
 			break;
 		case 'p':
@@ -253,32 +279,11 @@ out:
 	return ret;
 }
 
-/*
- * The file the command (perf record, typically) writes: what follows its
- * -o or --output, else perf.data for "perf record" without one; NULL if
- * none is known.
- */
-static const char *command_output(char **argv)
-{
-	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	int i, perf_record = !strcmp(base, "perf") && argv[1] && !strcmp(argv[1], "record");
-
-	for (i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && argv[i + 1])
-			return argv[i + 1];
-		if (!strncmp(argv[i], "--output=", 9))
-			return argv[i] + 9;
-		if (perf_record && !strncmp(argv[i], "-o", 2) && argv[i][2])
-			return argv[i] + 2;
-	}
-	return perf_record ? "perf.data" : NULL;
-}
-
 /* Is the side file the command's own output?  Then one would lose the other. */
 static int output_clash(const struct record_opts *o)
 {
 	char a[PATH_MAX + NAME_MAX + 2], b[PATH_MAX + NAME_MAX + 2];
-	const char *theirs = o->argv ? command_output(o->argv) : NULL;
+	const char *theirs = o->argv ? perf_command_output(o->argv) : NULL;
 
 	if (!theirs || absolute(o->output, a, sizeof(a)) || absolute(theirs, b, sizeof(b)) ||
 	    strcmp(a, b))
@@ -286,6 +291,93 @@ static int output_clash(const struct record_opts *o)
 	fprintf(stderr, "mmap3 record: -o %s: the command writes %s too; give the side file "
 		"another name (e.g. -o mmap3.data)\n", o->output, theirs);
 	return 1;
+}
+
+/* perf's profile, before the session: what perf writing it anew changes. */
+struct profile_before {
+	const char *path;
+	int existed;
+	struct stat st;
+};
+
+/*
+ * --merge: the profile perf record writes, the side file beside it and,
+ * unless told otherwise, captures where that perf keeps binaries.
+ * Returns -1 to go on, else the exit status after printing why.
+ */
+static int merge_setup(struct record_opts *o, struct profile_before *p, char **side,
+		       char **dir)
+{
+	static const char *const chunked[] = { "--switch-output", NULL };
+	static const char *const no_cache[] = { "-N", "--no-buildid-cache", NULL };
+
+	if (!o->argv || !perf_command_is_record(o->argv)) {
+		fprintf(stderr, "mmap3 record: --merge: expected '-- perf record ...': the file "
+			"merged into is perf record's profile\n");
+		return 2;
+	}
+	p->path = perf_command_output(o->argv);
+	if (!strcmp(p->path, "-")) {
+		fprintf(stderr, "mmap3 record: --merge: perf record writes standard output (-o "
+			"-, or no -o and standard output a pipe): there is no profile to "
+			"merge into; give it a file with -o\n");
+		return 2;
+	}
+	if (perf_command_has(o->argv, chunked)) {
+		fprintf(stderr, "mmap3 record: --merge: perf record --switch-output writes a "
+			"file per chunk: record without --merge and merge each chunk with the "
+			"side file (mmap3 merge CHUNK SIDE -o OUT)\n");
+		return 2;
+	}
+	if (capture_dir_given && no_capture) {
+		fprintf(stderr, "mmap3 record: --capture and --no-capture: give one\n");
+		return 2;
+	}
+	if (!output_given) {
+		if (asprintf(side, "%s.mmap3", p->path) < 0)
+			return 1;
+		o->output = *side;
+	}
+	p->existed = !lstat(p->path, &p->st);
+	if (o->capture_dir || no_capture || perf_command_has(o->argv, no_cache))
+		return -1;
+	*dir = perf_command_buildid_dir(o->argv);
+	if (!*dir)
+		return 1;
+	o->capture_dir = *dir;
+	o->filter.flags |= MMAP3_FILTER_CAPTURE;
+	if (!o->quiet)
+		fprintf(stderr, "mmap3: capturing binaries into %s, where perf looks for them "
+			"(--no-capture: none)\n", *dir);
+	return -1;
+}
+
+/*
+ * After perf record has exited: its profile, if it wrote one, with the
+ * side file's records, in place.  Returns 0, or 1 after printing why,
+ * perf's profile then left as perf wrote it.
+ */
+static int merge_profile(const struct record_opts *o, const struct profile_before *p)
+{
+	const struct merge_opts mo = { .in_place = 1 };
+	struct merge_stats st;
+	struct stat now;
+
+	if (lstat(p->path, &now) || (p->existed && now.st_ino == p->st.st_ino &&
+				     now.st_dev == p->st.st_dev &&
+				     now.st_mtim.tv_sec == p->st.st_mtim.tv_sec &&
+				     now.st_mtim.tv_nsec == p->st.st_mtim.tv_nsec)) {
+		fprintf(stderr, "mmap3: %s: not written by perf record: nothing merged; "
+			"mmap3's records are in %s\n", p->path, o->output);
+		return 1;
+	}
+	if (merge_files(p->path, o->output, p->path, &mo, &st)) {
+		fprintf(stderr, "mmap3: %s left as perf wrote it; mmap3's records are in %s\n",
+			p->path, o->output);
+		return 1;
+	}
+	merge_report(p->path, o->output, p->path, &st);
+	return 0;
 }
 
 static int record(int argc, char **argv)
@@ -299,20 +391,29 @@ static int record(int argc, char **argv)
 		.kmods = &kmods,
 		.status_line = isatty(2),
 	};
+	struct profile_before profile = { 0 };
+	char *side = NULL, *dir = NULL;
 	struct record_result res;
-	int ret = parse(argc, argv, &o);
+	int ret = parse(argc, argv, &o), status = 0;
 
 	if (ret >= 0)
 		return ret;
+	if (merge) {
+		ret = merge_setup(&o, &profile, &side, &dir);
+		if (ret >= 0)
+			goto out;
+	}
+	ret = 2;
 	if (!strcmp(o.output, "-")) {
 		fprintf(stderr, "mmap3 record: -o -: the side file is a perf.data file, not a "
 			"stream: give it a name\n");
-		return 2;
+		goto out;
 	}
 	if (output_clash(&o))
-		return 2;
+		goto out;
+	ret = 1;
 	if (record_run(&o, &res))
-		return 1;
+		goto out;
 	if (!o.quiet)
 		fprintf(stderr, "mmap3: wrote %s: %llu mappings (%llu without a build-id), "
 			"%llu modules\n", o.output, (unsigned long long)res.side.mmaps,
@@ -333,12 +434,19 @@ static int record(int argc, char **argv)
 	if (res.capture_failed) {
 		fprintf(stderr, "mmap3: capturing files into %s failed (see above); stopped "
 			"capturing there\n", o.capture_dir);
-		return 1;
+		status = 1;
 	}
-	if (res.have_child)
-		return WIFEXITED(res.child_status) ? WEXITSTATUS(res.child_status) :
-		       128 + WTERMSIG(res.child_status);
-	return 0;
+	if (merge && merge_profile(&o, &profile))
+		status = 1;
+	ret = status;
+	/* The command's own failure says the most: its status first. */
+	if (res.have_child && (!WIFEXITED(res.child_status) || WEXITSTATUS(res.child_status)))
+		ret = WIFEXITED(res.child_status) ? WEXITSTATUS(res.child_status) :
+		      128 + WTERMSIG(res.child_status);
+out:
+	free(side);
+	free(dir);
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)

@@ -12,4 +12,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_buildid(int argc, char **argv);
 
+struct merge_stats;
+void merge_report(const char *perf_data, const char *side, const char *out,
+		  const struct merge_stats *st);
+
 #endif /* MMAP3_COMMANDS_H */

@@ -975,7 +975,10 @@ static int inputs_unchanged(struct merge *m)
 /* The output's header: perf's attrs, features and merged build-ids. */
 static int write_output(struct merge *m, const char *path)
 {
-	struct outfile_input inputs[2] = { { .path = m->in.path }, { .path = m->side.path } };
+	struct outfile_input inputs[2] = {
+		{ .path = m->in.path, .replaced = m->opts->in_place },
+		{ .path = m->side.path },
+	};
 	struct perf_writer_attr *attrs;
 	struct perf_writer w;
 	unsigned int i, bit;

@@ -30,6 +30,11 @@ struct merge_stats {
 struct merge_opts {
 	/* Add mmap3's records of every process, not only of those perf recorded. */
 	int all_processes;
+	/*
+	 * @out is @perf_data itself, replaced when the merge is complete (and
+	 * only if it is still the file read); it is not kept as .old.
+	 */
+	int in_place;
 };
 
 /*

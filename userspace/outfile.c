@@ -119,15 +119,34 @@ static const char *file_type(mode_t mode)
  * May the output take the place of what is at its name now?  Nothing or a
  * regular file that is no input; for outfile_open_at(), nothing.
  */
+static const struct outfile_input *replaced_input(const struct outfile *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_inputs; i++)
+		if (o->inputs[i].replaced)
+			return &o->inputs[i];
+	return NULL;
+}
+
 static int check_target(const struct outfile *o)
 {
+	const struct outfile_input *r = replaced_input(o);
 	struct stat st;
 	unsigned int i;
 
 	if (fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW)) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && !r)
 			return 0;
-		fprintf(stderr, "mmap3: %s: %s\n", o->path, strerror(errno));
+		fprintf(stderr, "mmap3: %s: %s\n", o->path, r && errno == ENOENT ?
+			"removed while it was read: not replaced" : strerror(errno));
+		return -1;
+	}
+	if (r) {
+		if (st.st_dev == r->st.st_dev && st.st_ino == r->st.st_ino)
+			return 0;
+		fprintf(stderr, "mmap3: %s: another file under that name since it was read: "
+			"not replaced\n", o->path);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -341,7 +360,7 @@ int outfile_commit(struct outfile *o)
 		}
 		memcpy(o->tmp, tmp, sizeof(tmp));
 	}
-	if (keep_old(o))
+	if (!replaced_input(o) && keep_old(o))
 		goto out;
 	if (renameat(o->dirfd, o->tmp, o->dirfd, o->name))
 		fprintf(stderr, "mmap3: %s: cannot rename the complete file into place: %s\n",

@@ -22,10 +22,17 @@
 /* The outcome of outfile_commit() when a file was there already. */
 #define OUTFILE_EXISTED	1
 
-/* An input the output must not be, by device and inode. */
+/*
+ * An input the output must not be, by device and inode; or, with
+ * @replaced, the one file the output replaces (mmap3 record --merge
+ * rewrites perf's own output): it must still be there under the output's
+ * name when the output is complete, and is not kept as .old, what the
+ * output holds being a superset of it.
+ */
 struct outfile_input {
 	const char *path;
 	struct stat st;
+	int replaced;
 };
 
 struct outfile {

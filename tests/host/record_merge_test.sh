@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmap3 record --merge, one command for the common case (issue #23, 2),
+# with the stand-in device and the host's perf record: perf's own output
+# comes out merged, in place, what perf kept as .old stays, the side file
+# is kept beside it, binaries are captured where that perf keeps them
+# (its --buildid-dir, buildid.dir, else ~/.debug; none with -N or
+# --no-capture), the workload's own -o is never taken for perf's, and
+# what cannot be merged is refused before anything runs, or said after
+# with perf's profile left as perf wrote it.  Prints TAP.
+#
+#   tests/host/record_merge_test.sh MMAP3-FAKE
+set -u
+
+fake=$1
+. "$(dirname "$0")/../lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
+	tap_skip "perf record does not work on this machine"
+	tap_done
+	exit
+fi
+printf 'int main(void) { return 0; }\n' >p.c
+cc -o p p.c -Wl,--build-id=0x01aabbccddeeff00112233445566778899aabbcc
+printf '%s\0%s\0' "$tmp/p" "/usr/bin/p" >pairs
+export MMAP3_FAKE=files=$tmp/pairs HOME=$tmp/home PERF_CONFIG=/dev/null
+cached() { test -f "$1/.build-id/01/aabbccddeeff00112233445566778899aabbcc/elf"; }
+
+echo previous >perf.data
+"$fake" record --merge -- perf record -q -e cpu-clock -- ./p -o notperf.data >out 2>err
+rc=$?
+sed 's/^/# /' err
+check "record --merge -- perf record: status 0 (got $rc)" test $rc -eq 0
+check "perf's perf.data is merged in place, and perf reads it" \
+	sh -c "grep -q '^mmap3: wrote perf.data: ' err && perf report -i perf.data --stdio >/dev/null 2>&1"
+check "what perf kept as perf.data.old is left as it was" grep -qx previous perf.data.old
+check "the side file is kept as perf.data.mmap3" sh -c "perf script -i perf.data.mmap3 --show-mmap-events 2>/dev/null | grep -q /usr/bin/p"
+check "the workload's -o was not taken for perf's" test ! -e notperf.data
+check "binaries are captured where perf looks by default: \$HOME/.debug" cached home/.debug
+check "... said so" grep -q "capturing binaries into $tmp/home/.debug, where perf looks" err
+check "no temporary file is left" sh -c "! ls -A | grep -q mmap3-"
+
+# perf's -o, --buildid-dir and buildid.dir; -N and --no-capture.
+"$fake" record --merge -- perf --buildid-dir "$tmp/bid" record -q -e cpu-clock -o x.data -- ./p 2>err
+check "perf record -o x.data: x.data merged, side file x.data.mmap3 (status $?)" \
+	sh -c "grep -q '^mmap3: wrote x.data: ' err && test -s x.data.mmap3"
+check "perf --buildid-dir DIR: captured in DIR" cached bid
+printf '[buildid]\n\tdir = %s/conf\n' "$tmp" >perfconfig
+PERF_CONFIG=$tmp/perfconfig "$fake" record --merge -- perf record -q -e cpu-clock -o y.data -- ./p 2>err
+check "perf's buildid.dir setting: captured there (status $?)" cached conf
+rm -rf home
+"$fake" record --merge -- perf record -q -N -e cpu-clock -o z.data -- ./p 2>err
+check "perf record -N (no build-id cache): merged, nothing captured (status $?)" \
+	sh -c "grep -q '^mmap3: wrote z.data: ' err && test ! -e home && ! grep -q capturing err"
+"$fake" record --merge --no-capture -- perf record -q -e cpu-clock -o z.data -- ./p 2>err
+check "--no-capture: merged, nothing captured (status $?)" \
+	sh -c "grep -q '^mmap3: wrote z.data: ' err && test ! -e home"
+check "... and the z.data perf replaced is kept as z.data.old by perf" test -s z.data.old
+
+# Refused before anything runs.
+for c in "-- true:expected '-- perf record ...'" \
+	 ":expected '-- perf record ...'" \
+	 "-- perf record -q -o - -- ./p:perf record writes standard output (-o -" \
+	 "-- perf record -q --switch-output=signal -- ./p:--switch-output writes a file per chunk" \
+	 "--no-capture --capture c -- perf record -q -- ./p:--capture and --no-capture"; do
+	args=${c%%:*} said=${c#*:}
+	rm -f perf.data perf.data.mmap3
+	"$fake" record --merge $args >/dev/null 2>err
+	rc=$?
+	refused() { test $rc -eq 2 && grep -qF -- "$said" err && test ! -e perf.data && test ! -e perf.data.mmap3; }
+	check "record --merge $args: refused, status 2 (got $rc): $(head -n 1 err)" refused
+done
+
+rm -f perf.data perf.data.mmap3
+"$fake" record --merge -- perf record -q -e cpu-clock -- ./p 2>err | cat >/dev/null
+rc=${PIPESTATUS[0]}
+check "perf record with standard output a pipe (it writes there): refused, status 2 (got $rc)" \
+	sh -c "test $rc -eq 2 && grep -q 'no -o and standard output a pipe' err && test ! -e perf.data"
+
+# perf fails before writing: its status, perf.data as it was, said so.
+echo previous >perf.data
+"$fake" record --merge -- perf record --no-such-option -- ./p >/dev/null 2>err
+rc=$?
+check "perf record failing before it writes: its status (got $rc)" test $rc -eq 129
+check "... perf.data left as it was, said so" \
+	sh -c "grep -qx previous perf.data && grep -q '^mmap3: perf.data: not written by perf record: nothing merged; mmap3.s records are in perf.data.mmap3' err"
+# The workload fails: merged all the same, its status passed on.
+"$fake" record --merge -- perf record -q -e cpu-clock -- sh -c 'exit 3' >/dev/null 2>err
+rc=$?
+check "a workload exiting 3: status 3 (got $rc), merged all the same" \
+	sh -c "test $rc -eq 3 && grep -q '^mmap3: wrote perf.data: ' err"
+tap_done
