@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -292,6 +293,7 @@ int capture_open(struct capture *c, const char *dir)
 	}
 	c->max_file = CAPTURE_MAX_FILE;
 	c->max_total = CAPTURE_MAX_TOTAL;
+	c->max_seconds = CAPTURE_MAX_SECONDS;
 	return 0;
 fail:
 	close(parent);
@@ -311,11 +313,34 @@ struct source {
 	int fd;			/* the device, or the file */
 	uint32_t handle;	/* 0: read the file @fd with pread() */
 	const char *path;	/* for messages */
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns; 0: none */
 };
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + (uint64_t)t.tv_nsec;
+}
+
+/* When reading a file that starts now must be done: --capture-max-seconds. */
+static uint64_t deadline(const struct capture *c)
+{
+	return c->max_seconds ? now_ns() + c->max_seconds * 1000000000ULL : 0;
+}
+
+/*
+ * Each read is bounded (the module's read_timeout_ms, or the local file
+ * system); a file that answers a little at a time is bounded as a whole,
+ * -ETIME once its time is up.
+ */
 static long source_read(const struct source *src, void *buf, size_t len, uint64_t off)
 {
 	long n;
+
+	if (src->deadline && now_ns() > src->deadline)
+		return -ETIME;
 
 	if (src->handle)
 		return mmap3_device_capture_read(src->fd, src->handle, buf, len, off);
@@ -337,6 +362,9 @@ static int unreadable(struct capture *c, const struct source *src, uint64_t off,
 	} else if (err == ETIMEDOUT || err == EAGAIN) {
 		c->stats.timed_out++;
 		why = "its filesystem did not answer in time";
+	} else if (err == ETIME) {
+		c->stats.too_slow++;
+		why = "not read within --capture-max-seconds";
 	} else {
 		c->stats.read_failed++;
 		why = strerror(err);
@@ -669,7 +697,8 @@ out:
 
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
-	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path };
+	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path,
+				    .deadline = deadline(c) };
 	int ret = store(c, &src, m->path, &m->build_id, 0);
 
 	mmap3_device_capture_release(fd, m->capture);
@@ -678,7 +707,7 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 
 int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid)
 {
-	struct source src = { .path = path };
+	struct source src = { .path = path, .deadline = deadline(c) };
 	struct stat st;
 	int ret;
 

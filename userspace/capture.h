@@ -33,10 +33,12 @@ struct capture_stats {
 	uint64_t long_path;	/* its path too long for DIR: not captured */
 	uint64_t unreadable;	/* reading it refused (EACCES, EPERM) */
 	uint64_t timed_out;	/* its filesystem did not answer in time */
+	uint64_t too_slow;	/* not read within max_seconds */
 	uint64_t read_failed;	/* reading it failed otherwise */
 	uint64_t short_id;	/* a build-id of one byte: no name in perf's cache */
 	/* Counted by record.c: */
 	uint64_t abandoned;	/* offered after capturing stopped on an error */
+	uint64_t backlog;	/* offered while CAPTURE_QUEUE_MAX waited */
 	uint64_t refused;	/* first-seen build-ids the module gave no handle */
 	uint64_t denied;	/* ... as the opener may not read the mapper's files */
 };
@@ -48,6 +50,12 @@ struct capture_stats {
  */
 #define CAPTURE_MAX_FILE	(512ULL << 20)
 #define CAPTURE_MAX_TOTAL	(4ULL << 30)
+/*
+ * A file whose filesystem answers each read in time but a little at a
+ * time (FUSE can) would hold captures up for ever: a whole file gets this
+ * long.  A 512 MB file read at 20 MB/s fits.
+ */
+#define CAPTURE_MAX_SECONDS	30
 
 struct capture {
 	const char *dir;	/* as given, for messages */
@@ -56,6 +64,7 @@ struct capture {
 	uint64_t max_file;	/* bytes of one file; 0: no limit */
 	uint64_t max_total;	/* bytes copied in all; 0: no limit */
 	uint64_t spent;		/* bytes copied, kept or not, against max_total */
+	uint64_t max_seconds;	/* to read one file; 0: no limit */
 	int total_said;		/* max_total was reached, and said so */
 	/*
 	 * Under sudo, the invoking user (SUDO_UID, SUDO_GID): DIR may be
@@ -71,7 +80,8 @@ struct capture {
  * Create (mkdir -p) and open DIR, which must be a directory (not a
  * symbolic link to one) of the user running mmap3, or under sudo of the
  * user who ran sudo, that no one else may write to; the limits are
- * CAPTURE_MAX_FILE and CAPTURE_MAX_TOTAL until the caller sets others.  Returns 0, or -1 after printing.
+ * CAPTURE_MAX_FILE, CAPTURE_MAX_TOTAL and CAPTURE_MAX_SECONDS until the
+ * caller sets others.  Returns 0, or -1 after printing.
  */
 int capture_open(struct capture *c, const char *dir);
 void capture_close(struct capture *c);

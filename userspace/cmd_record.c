@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clocks.h"
+#include "capture_worker.h"
 #include "commands.h"
 #include "merge.h"
 #include "perf_command.h"
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
 		"                        suffixes; 0: no limit; default %lluM)\n"
 		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
+		"      --capture-max-seconds N  give up a file not read in N seconds (0: no\n"
+		"                        limit; default %d)\n"
 		"  -p, --pid PID[,PID]   only these processes (repeatable, up to %d in all)\n"
 		"  -d, --data            also non-executable file mappings\n"
 		"  -k, --clock CLOCK     as perf record -k takes it: local (perf's default),\n"
@@ -66,7 +69,8 @@ static void usage(FILE *f)
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable;\n"
 		"                        /lib/modules/RELEASE always), so perf reads their\n"
 		"                        symbols and --capture keeps them\n",
-		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, MMAP3_FILTER_MAX_PIDS);
+		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, CAPTURE_MAX_SECONDS,
+		MMAP3_FILTER_MAX_PIDS);
 }
 
 /* A size with an optional k, M or G suffix; 0, or -1 if it is none. */
@@ -106,6 +110,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "no-capture", no_argument, NULL, 'n' },
 		{ "capture-max-file", required_argument, NULL, 'F' },
 		{ "capture-max-total", required_argument, NULL, 'T' },
+		{ "capture-max-seconds", required_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "data", no_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'k' },
@@ -165,6 +170,16 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'd':
 			o->filter.flags |= MMAP3_FILTER_DATA;
+			break;
+		case 'S':
+			errno = 0;
+			o->capture_max_seconds = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || *optarg == '-' ||
+			    o->capture_max_seconds > 86400 * 365) {
+				fprintf(stderr, "mmap3 record: --capture-max-seconds %s: not a number "
+					"of seconds\n", optarg);
+				return 2;
+			}
 			break;
 		case 'k':
 			if (clock_parse(optarg, &o->clock)) {
@@ -228,11 +243,13 @@ static void report_skipped(const struct record_result *res, const char *dir)
 		{ c->planted, "at names planted in the capture directory" },
 		{ c->long_path, "with paths too long for it" },
 		{ c->abandoned, "offered after capturing stopped" },
+		{ c->backlog, "offered while " CAPTURE_QUEUE_MAX_TEXT " files waited to be copied" },
 		{ c->refused, "the module gave no copy of (its capture_ids or handle limit, "
 			      "or memory)" },
 		{ c->denied, "of processes whose files the recording user may not read" },
 		{ c->unreadable, "it may not read" },
 		{ c->timed_out, "whose filesystem did not answer in time" },
+		{ c->too_slow, "not read within --capture-max-seconds" },
 		{ c->read_failed, "that could not be read" },
 		{ c->short_id, "with a build-id too short for perf's cache" },
 	};
@@ -387,6 +404,7 @@ static int record(int argc, char **argv)
 		.filter = { .size = sizeof(o.filter) },
 		.capture_max_file = CAPTURE_MAX_FILE,
 		.capture_max_total = CAPTURE_MAX_TOTAL,
+		.capture_max_seconds = CAPTURE_MAX_SECONDS,
 		.clock = MMAP3_CLOCK_LOCAL,
 		.kmods = &kmods,
 		.status_line = isatty(2),

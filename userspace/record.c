@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture_worker.h"
 #include "device.h"
 #include "record.h"
 
@@ -45,6 +46,7 @@ struct session {
 	int side_open;
 	struct capture cap;
 	int cap_open;
+	struct capture_worker worker;	/* copies captures off this loop */
 	int sigfd, pidfd;
 	pid_t child;			/* 0: none, or reaped */
 	int stop;			/* no command, and a signal came */
@@ -62,6 +64,28 @@ static void status_erase(struct session *s)
 	s->shown = 0;
 }
 
+/* The capture worker's, with the stderr lock it holds. */
+static void status_erase_for_worker(void *arg)
+{
+	status_erase(arg);
+}
+
+/*
+ * stderr while the capture worker may be saying something: 1 if taken
+ * (status_say_done() gives it back), 0 if the worker holds it, when
+ * the status line is not drawn (the worker erased it).
+ */
+static int status_say_try(struct session *s)
+{
+	return !s->worker.started || !pthread_mutex_trylock(&s->worker.say);
+}
+
+static void status_say_done(struct session *s)
+{
+	if (s->worker.started)
+		pthread_mutex_unlock(&s->worker.say);
+}
+
 /*
  * On a terminal, a line of progress on standard error, drawn again once a
  * second and cleared (not ended) when done: what follows, perf's own
@@ -75,30 +99,34 @@ static void status_line(struct session *s, int clear)
 	if (!s->o->status_line || s->status_done)
 		return;
 	if (clear) {
-		status_erase(s);
+		if (status_say_try(s)) {
+			status_erase(s);
+			status_say_done(s);
+		}
 		s->status_done = 1;
 		return;
 	}
-	if (now == s->shown)
+	/* @shown is the worker's too: looked at only with stderr taken. */
+	if (!status_say_try(s))
 		return;
-	s->shown = now;
-	fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu captured\033[K",
-		(unsigned long long)s->side.stats.mmaps, (unsigned long long)s->side.stats.modules,
-		(unsigned long long)s->side.stats.lost, (unsigned long long)s->cap.stats.stored);
+	if (now != s->shown) {
+		s->shown = now;
+		fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu "
+			"captured\033[K", (unsigned long long)s->side.stats.mmaps,
+			(unsigned long long)s->side.stats.modules,
+			(unsigned long long)s->side.stats.lost,
+			(unsigned long long)atomic_load(&s->worker.stored));
+	}
+	status_say_done(s);
 }
 
-/*
- * Keep the file of a mapping.  After a failure (disk full, most likely)
- * only release the module's copies: one error line, not one per file.
- */
+/* Keep the file of a mapping: queued for the capture worker. */
 static void capture_mapping(struct session *s, const struct mmap3_record_mmap *m)
 {
-	if (!s->cap_open || s->res->capture_failed) {
+	if (s->worker.started)
+		capture_worker_mapping(&s->worker, m);
+	else
 		mmap3_device_capture_release(s->dev, m->capture);
-		s->cap.stats.abandoned += s->cap_open;
-	} else if (capture_store(&s->cap, s->dev, m)) {
-		s->res->capture_failed = 1;
-	}
 }
 
 /* Keep the .ko of a module that was loaded, if it was found. */
@@ -106,20 +134,18 @@ static void capture_module(struct session *s, const struct mmap3_record_module *
 {
 	const char *path;
 
-	if (!s->cap_open)
+	if (!s->worker.started)
 		return;
 	path = kmod_find(s->o->kmods, m->name, &m->build_id);
-	if (path && s->res->capture_failed) {
-		s->cap.stats.abandoned++;
-		return;
-	}
-	if (path && capture_store_file(&s->cap, path, &m->build_id))
-		s->res->capture_failed = 1;
+	if (path)
+		capture_worker_file(&s->worker, path, &m->build_id);
 }
 
 /* Stop writing the side file, and end the session. */
 static void fail(struct session *s)
 {
+	if (s->worker.started)
+		capture_worker_abandon(&s->worker);
 	if (s->side_open)
 		side_abort(&s->side);
 	s->side_open = 0;
@@ -143,11 +169,6 @@ static int drain(struct session *s)
 			fail(s);
 			return -1;
 		}
-		/* A capture may say something: not after the status line. */
-		if ((h->type == MMAP3_RECORD_MMAP &&
-		     ((const struct mmap3_record_mmap *)h)->capture) ||
-		    h->type == MMAP3_RECORD_MODULE_LOAD)
-			status_erase(s);
 		if (h->type == MMAP3_RECORD_MMAP && ((const struct mmap3_record_mmap *)h)->capture)
 			capture_mapping(s, (const void *)h);
 		if (h->type == MMAP3_RECORD_MODULE_LOAD)
@@ -290,6 +311,8 @@ static int finish(struct session *s)
 	while (!s->records.eof)
 		if (drain(s))
 			return -1;
+	/* What was offered is copied before the session's handles go. */
+	capture_worker_finish(&s->worker);
 	/* Unknown is not none: said (by mmap3_device_stats()), and again at the end. */
 	if (s->cap_open) {
 		if (mmap3_device_stats(s->dev, &st)) {
@@ -319,6 +342,9 @@ static int set_up(struct session *s)
 		s->cap_open = 1;
 		s->cap.max_file = o->capture_max_file;
 		s->cap.max_total = o->capture_max_total;
+		s->cap.max_seconds = o->capture_max_seconds;
+		if (capture_worker_start(&s->worker, &s->cap, s->dev, status_erase_for_worker, s))
+			return -1;
 	}
 	if (side_open(&s->side, o->output, o->clock))
 		return -1;
@@ -388,8 +414,13 @@ out:
 			on_signals(&s);
 		reap(&s);
 	}
+	/* On failure: what is queued is released, not copied. */
+	capture_worker_finish(&s.worker);
 	res->side = s.side.stats;
+	s.cap.stats.backlog = s.worker.backlog;
 	res->capture = s.cap.stats;
+	if (atomic_load(&s.worker.failed) && !s.failed)
+		res->capture_failed = 1;
 	if (s.side_open)
 		side_abort(&s.side);
 	if (s.cap_open)

@@ -18,6 +18,7 @@ struct record_opts {
 	const char *capture_dir;	/* NULL: no --capture */
 	uint64_t capture_max_file;	/* bytes of one captured file; 0: no limit */
 	uint64_t capture_max_total;	/* bytes captured in all; 0: no limit */
+	uint64_t capture_max_seconds;	/* to read one file; 0: no limit */
 	struct mmap3_filter filter;
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	uint64_t buffer_size;		/* 0: the module's default */

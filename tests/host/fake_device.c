@@ -34,10 +34,14 @@
  *	readerr=H:E	reads of capture handle H fail with errno E (EACCES
  *			as for a file the opener may not read, ETIMEDOUT as
  *			for one whose filesystem does not answer)
+ *	slowread=H:MS	each read of capture handle H gives one byte, MS
+ *			milliseconds late, as a FUSE file system may: each
+ *			read in time, the whole file never
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +67,8 @@ static struct {
 	int refused;
 	unsigned int readerr_handle;
 	int readerr;
+	unsigned int slow_handle;
+	int slow_ms;
 	unsigned int status_file, status, status_flags;
 	int ns;
 } cfg;
@@ -76,7 +82,7 @@ static unsigned int nr_files;
 
 static int wfd = -1;
 static pthread_t thread;
-static volatile int stopping;
+static atomic_int stopping;
 static uint64_t lost, seq, capture_bytes;
 
 const char *mmap3_device_path(void)
@@ -119,6 +125,8 @@ static void parse_config(void)
 			sscanf(kv + 7, "%u:%u:%u", &cfg.status_file, &cfg.status, &cfg.status_flags);
 		else if (!strncmp(kv, "readerr=", 8))
 			sscanf(kv + 8, "%u:%d", &cfg.readerr_handle, &cfg.readerr);
+		else if (!strncmp(kv, "slowread=", 9))
+			sscanf(kv + 9, "%u:%d", &cfg.slow_handle, &cfg.slow_ms);
 	}
 }
 
@@ -377,6 +385,10 @@ long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, u
 		return -ENOENT;
 	if (handle == cfg.readerr_handle)
 		return -cfg.readerr;
+	if (handle == cfg.slow_handle) {
+		usleep((useconds_t)cfg.slow_ms * 1000);
+		len = len ? 1 : 0;
+	}
 	efd = open(files[handle - 1].elf, O_RDONLY | O_CLOEXEC);
 	if (efd < 0)
 		return -errno;

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/capture_worker.c - one thread copies the files mmap3 record
+ * is offered, in the order offered, while the reader goes on reading.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_worker.h"
+#include "device.h"
+
+struct capture_job {
+	struct capture_job *next;
+	uint32_t handle;		/* 0: a file read by path */
+	struct mmap3_build_id bid;	/* for a file */
+	/* A mapping's record as read, or a file's path. */
+	size_t len;
+	uint64_t rec[];
+};
+
+static void job_run(struct capture_worker *w, struct capture_job *j)
+{
+	const struct mmap3_record_mmap *m = (const void *)j->rec;
+	int ret;
+
+	if (atomic_load(&w->failed)) {
+		/* After a failure (a full disk): release, one line said already. */
+		if (j->handle)
+			mmap3_device_capture_release(w->dev, j->handle);
+		w->cap->stats.abandoned++;
+		return;
+	}
+	pthread_mutex_lock(&w->say);
+	w->erase(w->erase_arg);
+	ret = j->handle ? capture_store(w->cap, w->dev, m) :
+	      capture_store_file(w->cap, (const char *)j->rec, &j->bid);
+	pthread_mutex_unlock(&w->say);
+	if (ret)
+		atomic_store(&w->failed, 1);
+	atomic_store(&w->stored, w->cap->stats.stored);
+}
+
+static void *worker(void *arg)
+{
+	struct capture_worker *w = arg;
+	struct capture_job *j;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (!w->head && !w->closing)
+			pthread_cond_wait(&w->more, &w->lock);
+		j = w->head;
+		if (j) {
+			w->head = j->next;
+			if (!w->head)
+				w->tail = NULL;
+			w->queued--;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (!j)
+			return NULL;	/* closing, and nothing left */
+		job_run(w, j);
+		free(j);
+	}
+}
+
+int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev,
+			 void (*erase)(void *arg), void *erase_arg)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->cap = cap;
+	w->dev = dev;
+	w->erase = erase;
+	w->erase_arg = erase_arg;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->say, NULL);
+	pthread_cond_init(&w->more, NULL);
+	err = pthread_create(&w->thread, NULL, worker, w);
+	if (err) {
+		fprintf(stderr, "mmap3 record: cannot start the capture thread: %s\n",
+			strerror(err));
+		return -1;
+	}
+	w->started = 1;
+	return 0;
+}
+
+/* Queue @j, or 0 if the queue is full (the caller drops it). */
+static int enqueue(struct capture_worker *w, struct capture_job *j)
+{
+	int ok;
+
+	pthread_mutex_lock(&w->lock);
+	ok = w->queued < CAPTURE_QUEUE_MAX;
+	if (ok) {
+		j->next = NULL;
+		if (w->tail)
+			w->tail->next = j;
+		else
+			w->head = j;
+		w->tail = j;
+		w->queued++;
+		pthread_cond_signal(&w->more);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return ok;
+}
+
+void capture_worker_mapping(struct capture_worker *w, const struct mmap3_record_mmap *m)
+{
+	struct capture_job *j = malloc(sizeof(*j) + m->header.size);
+
+	if (j) {
+		j->handle = m->capture;
+		j->len = m->header.size;
+		memcpy(j->rec, m, m->header.size);
+		if (enqueue(w, j))
+			return;
+		free(j);
+	}
+	/* The worker may be counting too: the reader's own count, read at the end. */
+	mmap3_device_capture_release(w->dev, m->capture);
+	w->backlog++;
+}
+
+void capture_worker_file(struct capture_worker *w, const char *path,
+			 const struct mmap3_build_id *bid)
+{
+	size_t len = strlen(path) + 1;
+	struct capture_job *j = malloc(sizeof(*j) + len);
+
+	if (j) {
+		j->handle = 0;
+		j->bid = *bid;
+		j->len = len;
+		memcpy(j->rec, path, len);
+		if (enqueue(w, j))
+			return;
+		free(j);
+	}
+	w->backlog++;
+}
+
+void capture_worker_abandon(struct capture_worker *w)
+{
+	atomic_store(&w->failed, 1);
+}
+
+void capture_worker_finish(struct capture_worker *w)
+{
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->closing = 1;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->started = 0;
+	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->say);
+	pthread_cond_destroy(&w->more);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/capture_worker.h - captures copied off mmap3 record's read
+ * loop, by one thread, so that a large file or a slow filesystem never
+ * holds the records up: the reader only queues what is offered.
+ */
+#ifndef MMAP3_CAPTURE_WORKER_H
+#define MMAP3_CAPTURE_WORKER_H
+
+#include <linux/mmap3.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+/*
+ * What may wait to be copied.  A mapping's capture also holds one of the
+ * module's capture handles, which the module bounds itself; this bounds
+ * what the tool keeps meanwhile (a record, up to a path's length, each).
+ */
+#define CAPTURE_QUEUE_MAX	4096
+#define CAPTURE_QUEUE_MAX_TEXT	"4096"
+
+struct capture_job;
+
+struct capture_worker {
+	struct capture *cap;		/* the worker's alone until finished */
+	int dev;			/* the session, for capture handles */
+	pthread_t thread;
+	int started;
+	/*
+	 * @lock guards the queue and @closing; @more wakes the worker.
+	 * Taken for moments only: the reader never waits on a copy.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct capture_job *head, *tail;
+	unsigned int queued;
+	int closing;
+	/*
+	 * @say is held by whoever writes to stderr while the session runs:
+	 * the worker for each file (whose lines it may print), the reader
+	 * for its status line, which it draws only if @say is free and which
+	 * the worker erases (@erase) before it says anything.
+	 */
+	pthread_mutex_t say;
+	void (*erase)(void *arg);
+	void *erase_arg;
+	/* Offered while CAPTURE_QUEUE_MAX waited: released, not captured. */
+	uint64_t backlog;
+	/* What the status line shows, read by the reader. */
+	atomic_uint_least64_t stored;
+	/*
+	 * Capturing stopped on an error (printed), or the session failed:
+	 * what follows is released and counted as abandoned.
+	 */
+	atomic_int failed;
+};
+
+/* Start the thread; 0, or -1 after printing why. */
+int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev,
+			 void (*erase)(void *arg), void *erase_arg);
+
+/*
+ * Queue the capture a mapping record offers (its handle and path): never
+ * waits.  With CAPTURE_QUEUE_MAX waiting, or no memory, the handle is
+ * released and the file counted as not captured (backlog).
+ */
+void capture_worker_mapping(struct capture_worker *w, const struct mmap3_record_mmap *m);
+
+/* Queue a file read from @path, stored if its build-id is @bid (a .ko). */
+void capture_worker_file(struct capture_worker *w, const char *path,
+			 const struct mmap3_build_id *bid);
+
+/* Copy nothing more: what is queued is released, counted as abandoned. */
+void capture_worker_abandon(struct capture_worker *w);
+
+/*
+ * Copy what is queued, then stop the thread; the capture's statistics,
+ * backlog and failed are then the caller's to read.
+ */
+void capture_worker_finish(struct capture_worker *w);
+
+#endif /* MMAP3_CAPTURE_WORKER_H */
