@@ -18,8 +18,9 @@
 #define DELETED_SUFFIX " (deleted)"
 
 /* The record, its path, then struct mmap3_mmap_ns and the root path. */
-#define RECORD_MMAP_MAX		(sizeof(struct mmap3_record_mmap) + PATH_MAX + MMAP3_RECORD_ALIGN + \
-				 sizeof(struct mmap3_mmap_ns) + PATH_MAX + MMAP3_RECORD_ALIGN)
+#define RECORD_MMAP_MAX		(sizeof(struct mmap3_record_mmap) + PATH_MAX + \
+				 MMAP3_RECORD_ALIGN + sizeof(struct mmap3_mmap_ns) + \
+				 PATH_MAX + MMAP3_RECORD_ALIGN)
 
 struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 {

@@ -1189,6 +1189,26 @@ static int become_uid(uid_t uid, int perfmon)
 	return syscall(SYS_capset, &hdr, data);
 }
 
+/* Wait up to 20 s until @pid runs a program whose path starts with @prefix. */
+static int wait_exe(pid_t pid, const char *prefix)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+	int i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	for (i = 0; i < 2000; i++) {
+		n = readlink(link, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			if (!strncmp(exe, prefix, strlen(prefix)))
+				return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
 /*
  * Captures are no wider than /proc/PID/map_files: a CAP_PERFMON-only
  * opener (uid 1000) gets no handle for uid 2000's memfd program (its
@@ -1277,7 +1297,10 @@ TEST(capture_no_wider_than_map_files)
 		execl(DIR "/own_prog", "own_prog", "3000", (char *)NULL);
 		_exit(31);
 	}
-	usleep(500000);
+	/* Each has exec'd its program (the debug kernel takes its time). */
+	EXPECT_EQ(0, wait_exe(memfd_runner, "/memfd:ctr"));
+	EXPECT_EQ(0, wait_exe(dir_runner, DIR "/private/prog"));
+	EXPECT_EQ(0, wait_exe(own_runner, DIR "/own_prog"));
 	snprintf(pids, sizeof(pids), "%d %d %d", memfd_runner, dir_runner, own_runner);
 	ASSERT_EQ((ssize_t)strlen(pids), write(go[1], pids, strlen(pids)));
 	ASSERT_EQ(opener, waitpid(opener, &status, 0));
@@ -1622,6 +1645,30 @@ TEST(records_come_while_a_realtime_mapper_runs)
 	records_free(&r);
 }
 
+/* How many of @pid's mappings are of @path, from /proc/PID/maps. */
+static int count_maps(pid_t pid, const char *path)
+{
+	char name[64], line[512];
+	size_t len = strlen(path);
+	int n = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = 0;
+		if (strlen(line) >= len && !strcmp(line + strlen(line) - len, path))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /*
  * The dump does not wait for a process whose memory map stays locked
  * (held for writing 4 s, as by a writer stuck that long): it tries it
@@ -1638,7 +1685,7 @@ TEST(dump_counts_a_locked_process_by_its_mappings)
 	struct records r = { };
 	char arg[64];
 	pid_t holder, locker;
-	int fd;
+	int fd, i;
 
 	mkdir(DIR, 0755);
 	ASSERT_EQ(0, write_elf(DIR "/locked", 1, 0, 0x6c, 20, 256, NULL));
@@ -1650,7 +1697,10 @@ TEST(dump_counts_a_locked_process_by_its_mappings)
 		_exit(127);
 	}
 	ASSERT_LT(0, holder);
-	usleep(300000);
+	/* All 30 made before the lock is taken (the debug kernel is slow to). */
+	for (i = 0; i < 1000 && count_maps(holder, DIR "/locked") < 30; i++)
+		usleep(10000);
+	ASSERT_EQ(30, count_maps(holder, DIR "/locked"));
 	locker = fork_child();
 	if (locker == 0) {
 		snprintf(arg, sizeof(arg), "%d 4000", holder);

@@ -189,11 +189,24 @@ static void capture_race(int seed0)
 	unsigned int seed = seed0;
 	char path[64], got[8192];
 	static char buf[1 << 16];
-	int fd = session_open();
+	int fd = -1;
 	pid_t mapper;
 
-	if (fd < 0 || session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
-	    ioctl(fd, MMAP3_IOC_ENABLE))
+	/*
+	 * Under injected faults the session's allocations may fail: try
+	 * again, or the files would never change and nothing be read.
+	 */
+	while (!stopping()) {
+		fd = session_open();
+		if (fd >= 0 && !session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL) &&
+		    !ioctl(fd, MMAP3_IOC_ENABLE))
+			break;
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		usleep(10000);
+	}
+	if (fd < 0)
 		_exit(1);
 	mapper = fork_child();
 	if (mapper == 0) {

@@ -11,6 +11,10 @@
  *
  *   ioctl_fuzz [-s SEED] [-t SECONDS] [-j THREADS]
  *
+ * A read() on a blocking descriptor may wait for ever (a session never
+ * enabled has nothing to give, as a socket with no data): each thread's
+ * timer interrupts it (EINTR), which tries the wait's way out too.
+ *
  * Prints the seed first and last: each thread's sequence of calls is
  * drawn from SEED + its index (threads interleave as the scheduler does).
  * Exit status 0, or 1 if the final check fails.
@@ -20,6 +24,7 @@
 #include <linux/mmap3.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,12 +103,26 @@ static unsigned long command(uint64_t *s)
 	return _IOC(dirs[pick(s, 4)], type, nr, pick(s, 4) ? pick(s, 512) : pick(s, 1 << 14));
 }
 
+static void interrupted(int sig)
+{
+	(void)sig;
+}
+
 static void *fuzz(void *arg)
 {
 	uint64_t seed = *(uint64_t *)arg;
 	static const int clocks[] = { -1, 1, 4, 0, 7, 11, 12345 };
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1 };
 	int fds[FDS], i;
 	char buf[8192];
+	timer_t timer;
+
+	/* This thread's own timer: a blocking read() is interrupted, not waited on. */
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer)) {
+		perror("timer_create");
+		exit(1);
+	}
 
 	for (i = 0; i < FDS; i++)
 		fds[i] = -1;
@@ -161,9 +180,16 @@ static void *fuzz(void *arg)
 		case 9: {
 			size_t len = pick(&seed, 2) ? pick(&seed, 64) : pick(&seed, 1 << 16);
 
+			struct itimerspec its = {
+				.it_value.tv_nsec = (long)(1 + pick(&seed, 50)) * 1000000,
+			};
+
 			/* Our own buffer is no target: the kernel writes what it is told. */
 			p = argument(&seed, buf, sizeof(buf));
+			timer_settime(timer, 0, &its, NULL);
 			(void)!read(fd, p, p == buf && len > sizeof(buf) ? sizeof(buf) : len);
+			its.it_value.tv_nsec = 0;
+			timer_settime(timer, 0, &its, NULL);
 			break;
 		}
 		case 10:
@@ -201,6 +227,7 @@ static void *fuzz(void *arg)
 	for (i = 0; i < FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	timer_delete(timer);
 	return NULL;
 }
 
@@ -279,6 +306,8 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
+	/* No SA_RESTART: the interrupted read() returns EINTR. */
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = interrupted }, NULL);
 	printf("# ioctl_fuzz: seed %llu, %d threads, %d s\n", (unsigned long long)seed,
 	       threads, seconds);
 	fflush(stdout);
