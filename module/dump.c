@@ -36,6 +36,7 @@
 #include "cache.h"
 #include "container.h"
 #include "dump.h"
+#include "lineage.h"
 #include "modules.h"
 #include "resolve.h"
 #include "sink.h"
@@ -154,6 +155,7 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 	/* Its files are read as it could read them. */
 	cred = get_task_cred(task);
 	ev.cgroup = mmap3_task_cgroup(task);
+	mmap3_lineage_mark(ev.roots, task);
 	put_task_struct(task);
 	if (!mm)
 		goto out;		/* exiting */
@@ -202,12 +204,15 @@ static void skip_task(struct dump_state *ds, struct pid *tgid)
 {
 	struct task_struct *task = get_pid_task(tgid, PIDTYPE_TGID);
 	struct mm_struct *mm = task ? get_task_mm(task) : NULL;
+	u32 roots[MMAP3_EVENT_ROOTS] = { };
 
-	if (task)
+	if (task) {
+		mmap3_lineage_mark(roots, task);
 		put_task_struct(task);
+	}
 	if (!mm)
 		return;
-	if (!mmap3_output_wants_process(ds->d->out, tgid)) {
+	if (!mmap3_output_wants_process(ds->d->out, tgid, roots)) {
 		mmput(mm);
 		return;
 	}

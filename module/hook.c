@@ -34,6 +34,7 @@
 #include "cache.h"
 #include "container.h"
 #include "hook.h"
+#include "lineage.h"
 #include "resolve.h"
 #include "sink.h"
 #include "wrapper/irq_work.h"
@@ -164,6 +165,8 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	ev->cpu = cpu;
 	ev->prot = mmap3_vm_prot(vma->vm_flags);
 	ev->flags = vma->vm_flags & VM_MAYSHARE ? MMAP3_MMAP_SHARED : 0;
+	memset(ev->roots, 0, sizeof(ev->roots));
+	mmap3_lineage_mark(ev->roots, current);
 	/* Publish the slot: pairs with the worker's acquire of ->head. */
 	smp_store_release(&q->head, head + 1);
 	/*

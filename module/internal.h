@@ -20,6 +20,7 @@
  *             ring.c      a session's buffer
  *             capture.c   a session's captured files
  *   lower     cache.c     per-inode build-id cache
+ *             lineage.c   whose descendants sessions follow
  *             kapi.c      what the kernel does not export
  *             wrapper/    kernel API differences; lib/ the ELF parser
  *
@@ -82,6 +83,9 @@ struct mmap3_inode_state {
 	bool has_iversion;
 };
 
+/* Roots of sessions following children one mapping notes (nested sessions). */
+#define MMAP3_EVENT_ROOTS	4
+
 /*
  * A file mapping seen by the hook or the state dump, on its way to a
  * record.  Holds a reference to the file, the mapper's credentials and
@@ -104,6 +108,8 @@ struct mmap3_event {
 	u32 cpu;
 	u32 prot;			/* PROT_* */
 	u32 flags;			/* MMAP3_MMAP_* */
+	/* Followed roots among its parents (lineage.h); 0: none more. */
+	u32 roots[MMAP3_EVENT_ROOTS];
 };
 
 void mmap3_event_release(struct mmap3_event *ev);

@@ -81,7 +81,8 @@ int mmap3_session_set_filter(struct mmap3_session *s, const struct mmap3_filter 
 	u32 i;
 
 	lockdep_assert_held(&s->config_lock);
-	if ((f->flags & ~(MMAP3_FILTER_DATA | MMAP3_FILTER_CAPTURE)) || f->__reserved ||
+	if ((f->flags & ~(MMAP3_FILTER_DATA | MMAP3_FILTER_CAPTURE | MMAP3_FILTER_INHERIT)) ||
+	    f->__reserved ||
 	    f->nr_pids > MMAP3_FILTER_MAX_PIDS)
 		return -EINVAL;
 	for (i = 0; i < f->nr_pids; i++)
@@ -150,8 +151,11 @@ int mmap3_session_enable(struct mmap3_session *s)
 	mmap3_kernel_record(&krec);
 	mmap3_time_now(&now);
 	krec.header.time = mmap3_output_time(&s->out, &now);
-	mmap3_output_emit(&s->out, &krec.header, false);
-	mmap3_sink_attach(&s->out);
+	ret = mmap3_sink_attach(&s->out, &krec.header);
+	if (ret) {
+		mmap3_hook_put(wants_data(s));
+		return ret;
+	}
 	WRITE_ONCE(s->ended, false);
 	WRITE_ONCE(s->enabled, true);
 	mmap3_dump_start(&s->dump, &s->out, wants_data(s));

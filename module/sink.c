@@ -15,8 +15,10 @@
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
 #include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "lineage.h"
 #include "sink.h"
 
 /*
@@ -155,6 +157,21 @@ static bool output_commit(struct mmap3_output *out, void *copy, u32 size)
 	return copy;
 }
 
+/* Does one of @roots, a process's followed parents, belong to @out? */
+static bool output_follows(const struct mmap3_output *out, const u32 *roots)
+{
+	const struct mmap3_filter *f = &out->filter;
+	u32 i, j;
+
+	if (!(f->flags & MMAP3_FILTER_INHERIT))
+		return false;
+	for (i = 0; i < MMAP3_EVENT_ROOTS && roots[i]; i++)
+		for (j = 0; j < f->nr_pids; j++)
+			if (out->roots[j] == roots[i])
+				return true;
+	return false;
+}
+
 static bool output_wants(const struct mmap3_output *out, const struct mmap3_event *ev,
 			 pid_t *tgid)
 {
@@ -170,14 +187,15 @@ static bool output_wants(const struct mmap3_output *out, const struct mmap3_even
 		for (i = 0; i < f->nr_pids; i++)
 			if (f->pids[i] == nr)
 				break;
-		if (i == f->nr_pids)
+		if (i == f->nr_pids && !output_follows(out, ev->roots))
 			return false;
 	}
 	*tgid = nr;
 	return true;
 }
 
-bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid)
+bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
+				const u32 *roots)
 {
 	const struct mmap3_filter *f = &out->filter;
 	pid_t nr = pid_nr_ns(tgid, out->pid_ns);
@@ -188,7 +206,7 @@ bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid
 	for (i = 0; i < f->nr_pids; i++)
 		if (f->pids[i] == nr)
 			return true;
-	return !f->nr_pids;
+	return !f->nr_pids || output_follows(out, roots);
 }
 
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev)
@@ -271,9 +289,69 @@ void mmap3_output_flush_lost(struct mmap3_output *out)
 	spin_unlock(&out->ring.lock);
 }
 
-void mmap3_sink_attach(struct mmap3_output *out)
+/*
+ * Under sink_lock: publish the roots of every attached output that
+ * follows children, and @extra's (being attached; NULL if none).
+ */
+static int lineage_update(struct mmap3_output *extra)
 {
+	struct mmap3_output *out;
+	unsigned int n = 0, i;
+	u32 *tgids;
+	int ret;
+
+	list_for_each_entry(out, &sink_outputs, node)
+		if (out->filter.flags & MMAP3_FILTER_INHERIT)
+			n += out->filter.nr_pids;
+	if (extra)
+		n += extra->filter.nr_pids;
+	if (!n)
+		return mmap3_lineage_set(NULL, 0);
+	tgids = kmalloc_array(n, sizeof(*tgids), GFP_KERNEL_ACCOUNT);
+	if (!tgids)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(out, &sink_outputs, node)
+		if (out->filter.flags & MMAP3_FILTER_INHERIT)
+			for (i = 0; i < out->filter.nr_pids; i++)
+				tgids[n++] = out->roots[i];
+	for (i = 0; extra && i < extra->filter.nr_pids; i++)
+		tgids[n++] = extra->roots[i];
+	ret = mmap3_lineage_set(tgids, n);
+	kfree(tgids);
+	return ret;
+}
+
+/* @out's filter pids, in its pid namespace, as the hook sees them: global tgids. */
+static void output_take_roots(struct mmap3_output *out)
+{
+	struct pid *pid;
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < out->filter.nr_pids; i++) {
+		pid = find_pid_ns(out->filter.pids[i], out->pid_ns);
+		out->roots[i] = pid ? (u32)pid_nr(pid) : 0;
+	}
+	rcu_read_unlock();
+}
+
+int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *first)
+{
+	int ret;
+
 	mutex_lock(&sink_lock);
+	if (out->filter.flags & MMAP3_FILTER_INHERIT) {
+		output_take_roots(out);
+		ret = lineage_update(out);
+		if (ret) {
+			mutex_unlock(&sink_lock);
+			return ret;
+		}
+	}
+	/* First in the buffer, before any live record can be. */
+	if (first)
+		mmap3_output_emit(out, first, false);
 	/* Losses from before are not this session's. */
 	spin_lock(&out->ring.lock);
 	out->queue_lost_seen = atomic64_read(&sink_queue_lost);
@@ -281,6 +359,7 @@ void mmap3_sink_attach(struct mmap3_output *out)
 	spin_unlock(&out->ring.lock);
 	list_add_tail_rcu(&out->node, &sink_outputs);
 	mutex_unlock(&sink_lock);
+	return 0;
 }
 
 void mmap3_sink_detach(struct mmap3_output *out)
@@ -292,6 +371,9 @@ void mmap3_sink_detach(struct mmap3_output *out)
 	out->attached = false;
 	spin_unlock(&out->ring.lock);
 	list_del_rcu(&out->node);
+	/* Out of memory, the previous roots stay: more walked, nothing wrong. */
+	if (out->filter.flags & MMAP3_FILTER_INHERIT)
+		lineage_update(NULL);
 	mutex_unlock(&sink_lock);
 	/* No mmap3_sink_wants() walker is still looking at it. */
 	synchronize_rcu();

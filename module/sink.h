@@ -31,6 +31,11 @@ struct mmap3_output {
 	bool show_kaddr;		/* may the opener see kernel addresses? */
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	struct mmap3_filter filter;
+	/*
+	 * With MMAP3_FILTER_INHERIT, @filter's pids as global tgids, taken
+	 * when attached (0: no such process then); read unlocked as @filter.
+	 */
+	u32 roots[MMAP3_FILTER_MAX_PIDS];
 	bool closing;			/* waiters for room give up */
 	bool attached;			/* in the sink's list; under @ring.lock */
 	bool wake_pending;		/* records since the last batched wake-up */
@@ -45,8 +50,12 @@ void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 		       const struct cred *cred, bool show_kaddr);
 void mmap3_output_destroy(struct mmap3_output *out);
 
-/* Start and stop receiving live records (control). */
-void mmap3_sink_attach(struct mmap3_output *out);
+/*
+ * Start and stop receiving live records (control); @first (the KERNEL
+ * record) goes in first.  Attaching an output that follows children may
+ * fail (-ENOMEM), nothing done; detaching never does.
+ */
+int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *first);
 void mmap3_sink_detach(struct mmap3_output *out);
 
 /* A time in @out's clock. */
@@ -77,8 +86,12 @@ u64 mmap3_sink_queue_lost_count(void);
  * @wait, wait for the reader to make room, leaving a quarter of the
  * buffer to live records, until the output closes.
  */
-/* Does @out want records of process @tgid (its pid filter, its pid namespace)? */
-bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid);
+/*
+ * Does @out want records of process @tgid (its pid filter, its pid
+ * namespace), whose parents' followed roots are @roots (lineage.h)?
+ */
+bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
+				const u32 *roots);
 /* Does @out want a record of @ev (its filter, its pid namespace)? */
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
 bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,

@@ -517,4 +517,105 @@ TEST(poll_tells_the_last_loss_before_the_end)
 	close(fd);
 }
 
+/*
+ * MMAP3_FILTER_INHERIT: the process given and its descendants, as perf
+ * record -p follows children: a grandchild made after ENABLE, a child
+ * already running (dumped), the process itself; not its sibling.  A
+ * session without the flag beside it has the process alone.
+ */
+TEST(filter_inherit_follows_descendants)
+{
+	struct records ri = { }, rp = { };
+	int go[2], inherit, plain, i;
+	pid_t root, sibling, pre = 0;
+	char byte = 0;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/inh_a", 1, 0, 0x2a, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/inh_b", 1, 0, 0x2b, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/inh_c", 1, 0, 0x2c, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/inh_pre", 1, 0, 0x2d, 20, 256, NULL));
+	ASSERT_EQ(0, pipe(go));
+	root = fork_child();
+	if (root == 0) {
+		pid_t kid, grandkid;
+
+		/* Already there when the session starts: dumped. */
+		pre = fork_child();
+		if (pre == 0) {
+			map_exec(DIR "/inh_pre");
+			pause();
+			_exit(0);
+		}
+		if (read(go[0], &byte, 1) != 1)
+			_exit(1);
+		kid = fork();
+		if (kid == 0) {
+			grandkid = fork();
+			if (grandkid == 0) {
+				munmap(map_exec(DIR "/inh_a"), 4096);
+				_exit(0);
+			}
+			waitpid(grandkid, NULL, 0);
+			_exit(0);
+		}
+		waitpid(kid, NULL, 0);
+		munmap(map_exec(DIR "/inh_c"), 4096);
+		kill(pre, SIGKILL);
+		waitpid(pre, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_LT(0, root);
+	sibling = fork_child();
+	if (sibling == 0) {
+		if (read(go[0], &byte, 1) != 1)
+			_exit(1);
+		munmap(map_exec(DIR "/inh_b"), 4096);
+		_exit(0);
+	}
+	ASSERT_LT(0, sibling);
+	/* The child that maps inh_pre has mapped it before the sessions start. */
+	usleep(300000);
+
+	inherit = session_open();
+	plain = session_open();
+	ASSERT_LE(0, inherit);
+	ASSERT_LE(0, plain);
+	ASSERT_EQ(0, session_filter(inherit, MMAP3_FILTER_INHERIT, 1, &root));
+	ASSERT_EQ(0, session_filter(plain, 0, 1, &root));
+	ASSERT_EQ(0, ioctl(inherit, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, ioctl(plain, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(inherit, &ri));
+	ASSERT_EQ(0, read_dump(plain, &rp));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, write(go[1], &byte, 1));
+	waitpid(root, NULL, 0);
+	waitpid(sibling, NULL, 0);
+	ASSERT_EQ(0, ioctl(inherit, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(plain, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, read_available(inherit, &ri));
+	ASSERT_EQ(0, read_available(plain, &rp));
+
+	EXPECT_NE(NULL, find_mmap(&ri, 0, DIR "/inh_pre", 1)) {
+		TH_LOG("a child running before ENABLE was not dumped");
+	}
+	EXPECT_NE(NULL, find_mmap(&ri, 0, DIR "/inh_a", 0)) {
+		TH_LOG("a grandchild's mapping is missing");
+	}
+	EXPECT_NE(NULL, find_mmap(&ri, root, DIR "/inh_c", 0));
+	EXPECT_EQ(NULL, find_mmap(&ri, 0, DIR "/inh_b", 0)) {
+		TH_LOG("a sibling, no descendant, was recorded");
+	}
+	EXPECT_NE(NULL, find_mmap(&rp, root, DIR "/inh_c", 0));
+	EXPECT_EQ(NULL, find_mmap(&rp, 0, DIR "/inh_a", 0));
+	EXPECT_EQ(NULL, find_mmap(&rp, 0, DIR "/inh_pre", 1));
+	EXPECT_EQ(NULL, find_mmap(&rp, 0, DIR "/inh_b", 0));
+	close(inherit);
+	close(plain);
+	close(go[0]);
+	close(go[1]);
+	records_free(&ri);
+	records_free(&rp);
+}
+
 TEST_HARNESS_MAIN

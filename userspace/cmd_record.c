@@ -41,10 +41,10 @@ static void usage(FILE *f)
 		"  -M, --merge           CMD is perf record: once it has exited, merge the\n"
 		"                        side file into perf's own output (its -o, else\n"
 		"                        perf.data), replaced when complete, and capture\n"
-		"                        binaries where that perf keeps them (its\n"
-		"                        --buildid-dir, buildid.dir, else ~/.debug), so\n"
-		"                        plain 'perf report' resolves them; the side file\n"
-		"                        is kept as OUTPUT.mmap3\n"
+		"                        binaries where that perf keeps them (the\n"
+		"                        perf --buildid-dir, buildid.dir, else ~/.debug),\n"
+		"                        so plain 'perf report' resolves them; the side\n"
+		"                        file is kept as OUTPUT.mmap3\n"
 		"  -o, --output FILE     side file to write\n"
 		"  -c, --capture DIR     keep each newly seen build-id's exact file in DIR,\n"
 		"                        in perf's build-id cache layout: use it with\n"
@@ -58,7 +58,9 @@ static void usage(FILE *f)
 		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
 		"      --capture-max-seconds N  give up a file not read in N seconds (0: no\n"
 		"                        limit; default %d)\n"
-		"  -p, --pid PID[,PID]   only these processes (repeatable, up to %d in all)\n"
+		"  -p, --pid PID[,PID]   only these processes and their children, as perf\n"
+		"                        record -p (repeatable, up to %d in all)\n"
+		"      --no-inherit      with --pid: not their children\n"
 		"  -d, --data            also non-executable file mappings\n"
 		"  -k, --clock CLOCK     as perf record -k takes it: local (perf's default),\n"
 		"                        monotonic (mono), monotonic_raw (raw), realtime\n"
@@ -98,7 +100,7 @@ static int parse_size(const char *s, uint64_t *out)
 static struct kmod_index kmods;
 
 /* --merge, --no-capture, and whether -o and --capture were given. */
-static int merge, no_capture, output_given, capture_dir_given;
+static int merge, no_capture, no_inherit, output_given, capture_dir_given;
 
 /* Options into @o; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct record_opts *o)
@@ -108,6 +110,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "merge", no_argument, NULL, 'M' },
 		{ "capture", required_argument, NULL, 'c' },
 		{ "no-capture", no_argument, NULL, 'n' },
+		{ "no-inherit", no_argument, NULL, 'I' },
 		{ "capture-max-file", required_argument, NULL, 'F' },
 		{ "capture-max-total", required_argument, NULL, 'T' },
 		{ "capture-max-seconds", required_argument, NULL, 'S' },
@@ -139,6 +142,9 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'n':
 			no_capture = 1;
+			break;
+		case 'I':
+			no_inherit = 1;
 			break;
 		case 'c':
 			o->capture_dir = optarg;
@@ -227,6 +233,9 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		}
 	}
 	o->argv = optind < argc ? argv + optind : NULL;
+	/* As perf record -p: children too, unless --no-inherit. */
+	if (o->filter.nr_pids && !no_inherit)
+		o->filter.flags |= MMAP3_FILTER_INHERIT;
 	return -1;
 }
 

@@ -328,12 +328,20 @@ static int finish(struct session *s)
 static int set_up(struct session *s)
 {
 	const struct record_opts *o = s->o;
+	struct mmap3_filter filter = o->filter;
 	struct mmap3_abi_version ver;
 
 	s->dev = mmap3_device_open(&ver);
 	if (s->dev < 0)
 		return -1;
-	if (mmap3_device_setup(s->dev, &o->filter, o->clock, o->buffer_size) ||
+	/* A module of ABI 2.1 or older knows only the processes themselves. */
+	if ((filter.flags & MMAP3_FILTER_INHERIT) && ver.minor < 2) {
+		filter.flags &= ~MMAP3_FILTER_INHERIT;
+		fprintf(stderr, "mmap3 record: WARNING: the loaded module (ABI %u.%u) does not "
+			"follow children: only the --pid processes themselves are recorded\n",
+			ver.major, ver.minor);
+	}
+	if (mmap3_device_setup(s->dev, &filter, o->clock, o->buffer_size) ||
 	    mmap3_records_init(&s->records, s->dev))
 		return -1;
 	if (o->capture_dir) {

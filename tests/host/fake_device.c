@@ -34,6 +34,8 @@
  *	readerr=H:E	reads of capture handle H fail with errno E (EACCES
  *			as for a file the opener may not read, ETIMEDOUT as
  *			for one whose filesystem does not answer)
+ *	filter=PATH	at setup, write to PATH the filter asked for:
+ *			"flags F pids P,P,..." (F in hex)
  *	slowread=H:MS	each read of capture handle H gives one byte, MS
  *			milliseconds late, as a FUSE file system may: each
  *			read in time, the whole file never
@@ -67,6 +69,7 @@ static struct {
 	int refused;
 	unsigned int readerr_handle;
 	int readerr;
+	const char *filter;
 	unsigned int slow_handle;
 	int slow_ms;
 	unsigned int status_file, status, status_flags;
@@ -125,6 +128,8 @@ static void parse_config(void)
 			sscanf(kv + 7, "%u:%u:%u", &cfg.status_file, &cfg.status, &cfg.status_flags);
 		else if (!strncmp(kv, "readerr=", 8))
 			sscanf(kv + 8, "%u:%d", &cfg.readerr_handle, &cfg.readerr);
+		else if (!strncmp(kv, "filter=", 7))
+			cfg.filter = kv + 7;
 		else if (!strncmp(kv, "slowread=", 9))
 			sscanf(kv + 9, "%u:%d", &cfg.slow_handle, &cfg.slow_ms);
 	}
@@ -213,7 +218,20 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 		       uint64_t buffer_size)
 {
-	(void)fd, (void)filter, (void)clock, (void)buffer_size;
+	FILE *f;
+	uint32_t i;
+
+	(void)fd, (void)clock, (void)buffer_size;
+	if (cfg.filter && filter) {
+		f = fopen(cfg.filter, "we");
+		if (!f)
+			return -1;
+		fprintf(f, "flags %x pids ", filter->flags);
+		for (i = 0; i < filter->nr_pids; i++)
+			fprintf(f, "%s%d", i ? "," : "", filter->pids[i]);
+		fprintf(f, "\n");
+		fclose(f);
+	}
 	return 0;
 }
 

@@ -45,14 +45,23 @@ check "record -k of no clock: status 2 (got $rc), saying which there are" \
 rc=$?
 check "record -b 3: status 2 (got $rc), saying what a buffer size is" \
 	sh -c "test $rc -eq 2 && grep -q 'buffer-size 3: expected a power of two from 64k to 1G' err"
-MMAP3_FAKE=rate=10 "$fake" record -q -p 1,2,3 -p 4 -o p.data -- true 2>err
+MMAP3_FAKE=rate=10,filter=$PWD/filter "$fake" record -q -p 1,2,3 -p 4 -o p.data -- true 2>err
 check "record -p 1,2,3 -p 4: a comma list, as perf record -p" test $? -eq 0
+check "... and their children, as perf record -p: MMAP3_FILTER_INHERIT ($(cat filter))" \
+	grep -qx "flags 4 pids 1,2,3,4" filter
+MMAP3_FAKE=rate=10,filter=$PWD/filter "$fake" record -q -p 5 --no-inherit -o p.data -- true 2>err
+check "record -p 5 --no-inherit: the process alone, as perf's --no-inherit ($(cat filter))" \
+	grep -qx "flags 0 pids 5" filter
+MMAP3_FAKE=rate=10,filter=$PWD/filter "$fake" record -q -o p.data -- true 2>err
+check "record without -p: every process, nothing to inherit ($(cat filter))" \
+	grep -qx "flags 0 pids " filter
 "$fake" record -p 1,x -o p.data -- true 2>err
 rc=$?
 check "record -p 1,x: status 2 (got $rc)" sh -c "test $rc -eq 2 && grep -q 'not a list of process ids' err"
 MMAP3_FAKE=rate=10 "$fake" record -q -o q.data -- true 2>err
 check "record -q: nothing said: $(cat err)" test ! -s err
-MMAP3_FAKE=rate=10 "$fake" record -o q.data -- true 2>err
+# Long enough for mappings to come: the JSON check below reads them.
+MMAP3_FAKE=rate=100 "$fake" record -o q.data -- sleep 0.3 2>err
 check "record without -q: its summary" grep -q '^mmap3: wrote q.data' err
 "$mmap3" buildid --pid=x 2>err
 rc=$?

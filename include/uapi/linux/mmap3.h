@@ -11,6 +11,8 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
+ *	2.2	MMAP3_FILTER_INHERIT: the filter's processes and their
+ *		descendants, as perf record -p follows children
  *	2.1	a mapping record's container identity after its path
  *		(MMAP3_MMAP_NS: mount namespace, cgroup, the path as the
  *		process sees it); statistics: mappings lost unresolved at
@@ -45,7 +47,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		1
+#define MMAP3_ABI_MINOR		2
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -331,12 +333,18 @@ struct mmap3_record_dump_done {
  * @size:	sizeof(struct mmap3_filter) of the caller
  * @flags:	MMAP3_FILTER_DATA: also non-executable file mappings;
  *		MMAP3_FILTER_CAPTURE: keep the file of each build-id seen for the
- *		first time, for MMAP3_IOC_CAPTURE_READ
+ *		first time, for MMAP3_IOC_CAPTURE_READ;
+ *		MMAP3_FILTER_INHERIT (2.2): @pids and their descendants: a
+ *		process whose parents, as they are at each of its mappings,
+ *		include one of @pids (up to 64 generations up; a process
+ *		whose parent exited before it mapped anything is reparented,
+ *		and no longer descends from it)
  * @nr_pids:	number of @pids in use; 0 means every process
  * @pids:	process ids (tgids) in the opener's pid namespace
  */
 #define MMAP3_FILTER_DATA	(1U << 0)
 #define MMAP3_FILTER_CAPTURE	(1U << 1)
+#define MMAP3_FILTER_INHERIT	(1U << 2)
 #define MMAP3_FILTER_MAX_PIDS	64
 
 struct mmap3_filter {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which sessions' roots a mapper descends from (lineage.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "lineage.h"
+
+struct lineage_roots {
+	struct rcu_head rcu;
+	unsigned int nr;
+	u32 tgid[];
+};
+
+/* Replaced by mmap3_lineage_set() (the sink's lock), read under RCU. */
+static struct lineage_roots __rcu *lineage_roots;
+
+int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
+{
+	struct lineage_roots *new = NULL, *old;
+
+	if (nr) {
+		new = kmalloc(struct_size(new, tgid, nr), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return -ENOMEM;
+		new->nr = nr;
+		memcpy(new->tgid, tgids, nr * sizeof(*tgids));
+	}
+	/* One writer at a time: the sink's lock. */
+	old = rcu_replace_pointer(lineage_roots, new, true);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+static bool is_root(const struct lineage_roots *r, u32 tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->tgid[i] == tgid)
+			return true;
+	return false;
+}
+
+void mmap3_lineage_mark(u32 *roots, struct task_struct *task)
+{
+	const struct lineage_roots *r;
+	struct task_struct *t = task;
+	unsigned int depth, n = 0;
+
+	/* The hook's only cost while no session follows children: this load. */
+	if (!rcu_access_pointer(lineage_roots))
+		return;
+	rcu_read_lock();
+	r = rcu_dereference(lineage_roots);
+	/* As yama's task_is_descendant(): parents stay valid under RCU. */
+	for (depth = 0; r && depth < MMAP3_LINEAGE_DEPTH && n < MMAP3_EVENT_ROOTS; depth++) {
+		t = rcu_dereference(t->real_parent);
+		if (t->pid <= 1)
+			break;		/* init, or the idle task above it */
+		if (is_root(r, (u32)t->tgid))
+			roots[n++] = (u32)t->tgid;
+	}
+	rcu_read_unlock();
+}
+
+void mmap3_lineage_exit(void)
+{
+	struct lineage_roots *old = rcu_replace_pointer(lineage_roots, NULL, true);
+
+	/* Called after every session is gone; the module's exit waits for RCU. */
+	kfree(old);
+}
