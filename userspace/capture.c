@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -311,7 +312,9 @@ void capture_close(struct capture *c)
 /* Where the stored file is read from: a capture handle or a file. */
 struct source {
 	int fd;			/* the device, or the file */
-	uint32_t handle;	/* 0: read the file @fd with pread() */
+	uint32_t handle;	/* 0: read the file @fd with pread(), or @mem */
+	const void *mem;	/* bytes in our memory (the vdso), @mem_len of them */
+	size_t mem_len;
 	const char *path;	/* for messages */
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns; 0: none */
 };
@@ -344,6 +347,13 @@ static long source_read(const struct source *src, void *buf, size_t len, uint64_
 
 	if (src->handle)
 		return mmap3_device_capture_read(src->fd, src->handle, buf, len, off);
+	if (src->mem) {
+		if (off >= src->mem_len)
+			return 0;
+		n = (long)(len < src->mem_len - off ? len : src->mem_len - off);
+		memcpy(buf, (const char *)src->mem + off, (size_t)n);
+		return n;
+	}
 	n = pread(src->fd, buf, len, (off_t)off);
 	return n < 0 ? -errno : n;
 }
@@ -497,12 +507,12 @@ static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want
  * An "elf" that was there already: kept if it is this build's, else
  * something planted there, counted.
  */
-static int check_existing(struct capture *c, int hexfd, const char *elf,
+static int check_existing(struct capture *c, int hexfd, const char *base, const char *elf,
 			  const struct mmap3_build_id *want)
 {
 	struct elf_buildid bid;
 	struct stat st;
-	int fd = openat(hexfd, "elf", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok;
+	int fd = openat(hexfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok;
 
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
@@ -553,12 +563,12 @@ static int changed(struct capture *c, const char *path, const struct elf_buildid
 }
 
 /*
- * Store @src, whose build-id must be @want, for @path; @size is its size
- * if known, else 0.  Neither a file over the limits nor one without the
- * id costs a copy.
+ * Store @src, whose build-id must be @want, for @path, as @base ("elf",
+ * or "vdso" as perf names the vdso's); @size is its size if known, else
+ * 0.  Neither a file over the limits nor one without the id costs a copy.
  */
 static int store(struct capture *c, const struct source *src, const char *path,
-		 const struct mmap3_build_id *want, uint64_t size_known)
+		 const struct mmap3_build_id *want, uint64_t size_known, const char *base)
 {
 	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
 	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16];
@@ -595,7 +605,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		c->stats.long_path++;
 		return 0;
 	}
-	snprintf(elf, sizeof(elf), "%s/%s/elf", c->dir, dirs);
+	snprintf(elf, sizeof(elf), "%s/%s/%s", c->dir, dirs, base);
 
 	xxfd = beneath_mkdirs(c->dirfd, xx, c->mode);
 	if (xxfd < 0)
@@ -638,7 +648,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = mkdirs_failed(c, dirs, path);
 		goto out;
 	}
-	if (outfile_open_at(&o, hexfd, "elf", elf))
+	if (outfile_open_at(&o, hexfd, base, elf))
 		goto out;
 	/* 0600 and the invoking user's: their perf report reads it, no one else. */
 	if (c->owner_uid != (uid_t)-1 && fchown(o.fd, c->owner_uid, c->owner_gid)) {
@@ -665,7 +675,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	linked = outfile_commit(&o);
 	if (linked < 0)
 		goto out;
-	if (linked == OUTFILE_EXISTED && !check_existing(c, hexfd, elf, want)) {
+	if (linked == OUTFILE_EXISTED && !check_existing(c, hexfd, base, elf, want)) {
 		ret = 0;
 		goto out;
 	}
@@ -699,7 +709,7 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
 	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path,
 				    .deadline = deadline(c) };
-	int ret = store(c, &src, m->path, &m->build_id, 0);
+	int ret = store(c, &src, m->path, &m->build_id, 0, "elf");
 
 	mmap3_device_capture_release(fd, m->capture);
 	return ret;
@@ -717,7 +727,60 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 			src.fd == -1 ? strerror(errno) : file_type_name(&st));
 		return -1;
 	}
-	ret = store(c, &src, path, bid, (uint64_t)st.st_size);
+	ret = store(c, &src, path, bid, (uint64_t)st.st_size, "elf");
 	close(src.fd);
+	return ret;
+}
+
+/* Our own [vdso]: where /proc/self/maps has it, and its ELF header there. */
+static const void *own_vdso(size_t *len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), start, end;
+	const void *ret = NULL;
+	char line[512];
+	FILE *f;
+
+	if (!base)
+		return NULL;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+		    start == base && end > start) {
+			*len = end - start;
+			ret = (const void *)base;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+int capture_store_vdso(struct capture *c)
+{
+	struct source src = { .fd = -1, .path = "[vdso]" };
+	struct mmap3_build_id want = { 0 };
+	struct precheck pre = { .src = &src };
+	struct capture_stats stats;
+	struct elf_buildid bid;
+	uint64_t spent;
+	char win[4096];
+	int ret;
+
+	src.mem = own_vdso(&src.mem_len);
+	if (!src.mem)
+		return 0;	/* none here: nothing perf could look for either */
+	elf_buildid_parse_buf(precheck_read, &pre, src.mem_len, &bid, win, sizeof(win));
+	if (bid.status != MMAP3_BUILDID_FOUND || bid.size > sizeof(want.data))
+		return 0;
+	want.status = MMAP3_BUILDID_FOUND;
+	want.size = bid.size;
+	memcpy(want.data, bid.id, bid.size);
+	/* Two pages of ours, not a file mapped: apart from the counts and limits. */
+	stats = c->stats;
+	spent = c->spent;
+	ret = store(c, &src, "[vdso]", &want, src.mem_len, "vdso");
+	c->stats = stats;
+	c->spent = spent;
 	return ret;
 }

@@ -104,6 +104,15 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m);
 int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid);
 
 /*
+ * Store the vdso as perf's build-id cache keeps it ([vdso]/BUILD-ID/vdso
+ * and its .build-id link), from our own memory: every 64-bit process
+ * maps the same image, so perf, given DIR as its cache, resolves the
+ * samples in it as it does from ~/.debug.  Not in the statistics nor
+ * against the limits.  0, or -1 as capture_store().
+ */
+int capture_store_vdso(struct capture *c);
+
+/*
  * The relative path under DIR for the mapped file @path: components
  * without "/", never "", "." or "..", each at most NAME_MAX bytes; '%',
  * control characters and such components escaped as %XX; a memfd's whole

@@ -351,6 +351,9 @@ static int set_up(struct session *s)
 		s->cap.max_file = o->capture_max_file;
 		s->cap.max_total = o->capture_max_total;
 		s->cap.max_seconds = o->capture_max_seconds;
+		/* perf keeps the vdso in its cache: so does DIR, for perf --buildid-dir DIR. */
+		if (capture_store_vdso(&s->cap))
+			return -1;
 		if (capture_worker_start(&s->worker, &s->cap, s->dev, status_erase_for_worker, s))
 			return -1;
 	}

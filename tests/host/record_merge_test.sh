@@ -44,6 +44,25 @@ check "binaries are captured where perf looks by default: \$HOME/.debug" cached 
 check "... said so" grep -q "capturing binaries into $tmp/home/.debug, where perf looks" err
 check "no temporary file is left" sh -c "! ls -A | grep -q mmap3-"
 
+# The vdso, kept as perf keeps it ([vdso]/ID/vdso), by mmap3 alone (no
+# perf beside it to put it there): perf given the capture directory as
+# its cache still names the vdso's functions.
+"$fake" record -q -o vdso.data --capture "$tmp/vdsocap" -- true
+id=$(perf buildid-list -i perf.data 2>/dev/null | sed -n 's/ \[vdso\]$//p' | head -n 1)
+check "the vdso is captured as perf's cache has it: [vdso]/$id/vdso and its link" \
+	sh -c "test -n '$id' && test -f 'vdsocap/[vdso]/$id/vdso' &&
+	       test \"\$(readlink vdsocap/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-))\" = '../../[vdso]/$id'"
+printf '#include <time.h>\nint main(void) { struct timespec t; long i;\n for (i = 0; i < 20000000; i++) clock_gettime(CLOCK_MONOTONIC, &t); return 0; }\n' >cg.c
+cc -O2 -o cg cg.c
+perf record -q -N -e cpu-clock -o cg.data -- ./cg >/dev/null 2>&1
+mkdir -p empty
+perf --buildid-dir "$tmp/empty" report -i cg.data --stdio --sort dso,sym 2>/dev/null | grep '\[vdso\]' >alone.txt
+perf --buildid-dir "$tmp/vdsocap" report -i cg.data --stdio --sort dso,sym 2>/dev/null | grep '\[vdso\]' >with.txt
+sed 's/^/# an empty cache: /' alone.txt | head -n 2
+sed 's/^/# the capture: /' with.txt | head -n 2
+check "perf --buildid-dir of the capture names the vdso's functions (__vdso_clock_gettime)" \
+	grep -q '__vdso_clock_gettime' with.txt
+
 # perf's -o, --buildid-dir and buildid.dir; -N and --no-capture.
 "$fake" record --merge -- perf --buildid-dir "$tmp/bid" record -q -e cpu-clock -o x.data -- ./p 2>err
 check "perf record -o x.data: x.data merged, side file x.data.mmap3 (status $?)" \
