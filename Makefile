@@ -67,13 +67,17 @@ demo:
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 
 install: userspace
 	install -D -m 0755 userspace/mmap3 $(DESTDIR)$(BINDIR)/mmap3
 	install -D -m 0644 docs/mmap3.1 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+	install -D -m 0644 userspace/mmap3.bash-completion \
+		$(DESTDIR)$(COMPLETIONDIR)/mmap3
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(DESTDIR)$(MANDIR)/man1/mmap3.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/mmap3
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
