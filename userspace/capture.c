@@ -206,8 +206,13 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 		*slash = 0;
 		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
 			/* Made for the user mmap3 works for, as mkdir -p by them. */
-			if (!mkdirat(fd, comp, 0755) && c->owner_uid != (uid_t)-1)
-				fchownat(fd, comp, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW);
+			if (!mkdirat(fd, comp, 0755) && c->owner_uid != (uid_t)-1 &&
+			    fchownat(fd, comp, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
+				fprintf(stderr, "mmap3: %s: cannot give %s to uid %u: %s\n", dir,
+					path, (unsigned int)c->owner_uid, strerror(errno));
+				close(fd);
+				return -1;
+			}
 			fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW);
 		}
 		if (S_ISLNK(st.st_mode) && !trusted_owner(st.st_uid)) {
@@ -686,9 +691,12 @@ static int store(struct capture *c, const struct source *src, const char *path,
 				strerror(errno));
 			goto out;
 		}
-	} else if (c->owner_uid != (uid_t)-1) {
-		/* The link we made: a name planted meanwhile is not given away. */
-		fchownat(xxfd, hex + 2, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW);
+	} else if (c->owner_uid != (uid_t)-1 &&
+		   /* The link we made: a name planted meanwhile is not given away. */
+		   fchownat(xxfd, hex + 2, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
+		fprintf(stderr, "mmap3: %s/%s/%s: cannot give it to uid %u: %s\n", c->dir, xx,
+			hex + 2, (unsigned int)c->owner_uid, strerror(errno));
+		goto out;
 	}
 	if (linked == OUTFILE_EXISTED) {
 		c->stats.cached++;
