@@ -330,6 +330,7 @@ static int set_up(struct session *s)
 	const struct record_opts *o = s->o;
 	struct mmap3_filter filter = o->filter;
 	struct mmap3_abi_version ver;
+	int vdso_failed;
 
 	s->dev = mmap3_device_open(&ver);
 	if (s->dev < 0)
@@ -351,11 +352,17 @@ static int set_up(struct session *s)
 		s->cap.max_file = o->capture_max_file;
 		s->cap.max_total = o->capture_max_total;
 		s->cap.max_seconds = o->capture_max_seconds;
-		/* perf keeps the vdso in its cache: so does DIR, for perf --buildid-dir DIR. */
-		if (capture_store_vdso(&s->cap))
-			return -1;
+		/*
+		 * perf keeps the vdso in its cache: so does DIR, for perf
+		 * --buildid-dir DIR. Stored before the worker starts, so alone
+		 * on @s->cap; failing (a full disk) costs what any capture's
+		 * failure costs: the line said, later captures abandoned.
+		 */
+		vdso_failed = capture_store_vdso(&s->cap);
 		if (capture_worker_start(&s->worker, &s->cap, s->dev, status_erase_for_worker, s))
 			return -1;
+		if (vdso_failed)
+			capture_worker_abandon(&s->worker);
 	}
 	if (side_open(&s->side, o->output, o->clock))
 		return -1;
