@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -65,6 +67,58 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 		return -1;
 	}
 	return fd;
+}
+
+/* modprobe mmap3, as root, in a known environment: its exit status, or -1. */
+static int modprobe_mmap3(void)
+{
+	static char *const argv[] = { "modprobe", "-q", "mmap3", NULL };
+	static char *const envp[] = { "PATH=/usr/sbin:/sbin:/usr/bin:/bin", NULL };
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		/* Its messages are errors: on our standard error, not in perf's output. */
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		execvpe(argv[0], argv, envp);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int mmap3_device_open_loading(struct mmap3_abi_version *ver)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	const char *path = mmap3_device_path();
+	int ret, i;
+
+	/* Only the real device, only root, only when it is not there. */
+	if (strcmp(path, MMAP3_DEVICE_PATH) || geteuid() != 0 ||
+	    !access(path, F_OK) || errno != ENOENT)
+		return mmap3_device_open(ver);
+	ret = modprobe_mmap3();
+	if (ret) {
+		fprintf(stderr, "mmap3: %s is missing and 'modprobe mmap3' failed (%s %d): "
+			"is the mmap3-dkms package installed for this kernel?\n", path,
+			ret < 0 ? "status" : "exit", ret);
+		return -1;
+	}
+	/* devtmpfs makes the node before modprobe returns; udev may redo it. */
+	for (i = 0; i < 100 && access(path, F_OK); i++)
+		nanosleep(&tick, NULL);
+	fprintf(stderr, "mmap3: loaded the mmap3 module ('modprobe mmap3'); it stays loaded "
+		"until 'modprobe -r mmap3'\n");
+	return mmap3_device_open(ver);
 }
 
 static int ioctl_failed(const char *what)

@@ -23,6 +23,13 @@ const char *mmap3_device_path(void);
  */
 int mmap3_device_open(struct mmap3_abi_version *ver);
 
+/*
+ * The same, for a session: as root, when /dev/mmap3 is missing, first
+ * load the installed module with modprobe, saying so in one line (as
+ * LTTng's session daemon loads its modules).
+ */
+int mmap3_device_open_loading(struct mmap3_abi_version *ver);
+
 /* Configure a disabled session; 0 or -1 (printed).  @buffer_size 0: default. */
 int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 		       uint64_t buffer_size);

@@ -332,7 +332,7 @@ static int set_up(struct session *s)
 	struct mmap3_abi_version ver;
 	int vdso_failed;
 
-	s->dev = mmap3_device_open(&ver);
+	s->dev = mmap3_device_open_loading(&ver);
 	if (s->dev < 0)
 		return -1;
 	/* A module of ABI 2.1 or older knows only the processes themselves. */
