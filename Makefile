@@ -18,7 +18,7 @@
 #                        one) for DURATION seconds (default 600)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
-#   make install         the tool and its manual, mmap3(1), under
+#   make install         the tool and its manual, mmap3(1) and mmap3-CMD(1), under
 #                        $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make uninstall
 #   make dkms-install    register with DKMS, build and install for the
@@ -68,15 +68,18 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+# mmap3(1) and a page per command, mmap3-record(1)..., as perf has them.
+MANPAGES := $(wildcard docs/mmap3*.1)
 
 install: userspace
 	install -D -m 0755 userspace/mmap3 $(DESTDIR)$(BINDIR)/mmap3
-	install -D -m 0644 docs/mmap3.1 $(DESTDIR)$(MANDIR)/man1/mmap3.1
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -D -m 0644 userspace/mmap3.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/mmap3
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(DESTDIR)$(MANDIR)/man1/mmap3.1 \
+	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
 		$(DESTDIR)$(COMPLETIONDIR)/mmap3
 
 dkms-install:

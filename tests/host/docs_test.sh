@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Documentation that matches perf and the tool (issue #12, 8): mmap3(1)
-# renders without a warning and is installed by make install (PREFIX,
-# DESTDIR); every option each subcommand's --help offers is in it and in
+# and a page per command (mmap3-record(1)...) render without a warning
+# and are installed by make install (PREFIX, DESTDIR); every option each
+# subcommand's --help offers is in its page and in
 # the README; PERF_BUILDID_DIR is never offered as something perf reads;
 # and what they offer instead works with the host's perf (6.1): perf
 # --buildid-dir DIR report resolves a deleted program from the capture
@@ -20,27 +21,38 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-man=$top/docs/mmap3.1
-
-LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" >groff.err 2>&1
-check "mmap3(1) renders without a warning" test ! -s groff.err
-MANWIDTH=200 LC_ALL=C.UTF-8 man -l "$man" 2>/dev/null | col -b >man.txt
-check "... with perf's sections" sh -c "for s in NAME SYNOPSIS DESCRIPTION 'EXIT STATUS' ENVIRONMENT 'SEE ALSO'; do grep -q \"^\$s\" man.txt || exit 1; done"
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
-check "... of this version ($version)" grep -q "\"mmap3 $version\"" "$man"
+
+commands="record merge dump buildid stat"
+for page in mmap3 $(printf 'mmap3-%s ' $commands); do
+	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$top/docs/$page.1" >groff.err 2>&1
+	check "$page(1) renders without a warning" test ! -s groff.err
+	MANWIDTH=200 LC_ALL=C.UTF-8 man -l "$top/docs/$page.1" 2>/dev/null | col -b >$page.txt
+	check "... with perf's sections" sh -c "for s in NAME SYNOPSIS DESCRIPTION 'EXIT STATUS' 'SEE ALSO'; do grep -q \"^\$s\" $page.txt || exit 1; done"
+	check "... of this version ($version)" grep -q "\"mmap3 $version\"" "$top/docs/$page.1"
+done
+cat mmap3*.txt >man.txt
+check "mmap3(1) names every command's page" \
+	sh -c "for c in $commands; do grep -q \"mmap3-\$c(1)\" mmap3.txt || exit 1; done"
 
 make -s -C "$top" install DESTDIR="$tmp/root" PREFIX=/usr >install.log 2>&1
 check "make install DESTDIR=... PREFIX=/usr installs the tool" test -x root/usr/bin/mmap3
-check "... and mmap3(1)" cmp "$man" root/usr/share/man/man1/mmap3.1
+for page in mmap3 $(printf 'mmap3-%s ' $commands); do
+	check "... and $page(1)" cmp "$top/docs/$page.1" root/usr/share/man/man1/$page.1
+done
+check "... where man finds what 'mmap3 help record' opens" \
+	sh -c "MANPATH=$tmp/root/usr/share/man man -w mmap3-record | grep -q 'man1/mmap3-record.1'"
 make -s -C "$top" uninstall DESTDIR="$tmp/root" PREFIX=/usr >>install.log 2>&1
-check "make uninstall removes both" sh -c "test ! -e root/usr/bin/mmap3 && test ! -e root/usr/share/man/man1/mmap3.1"
+check "make uninstall removes them all" sh -c "test -z \"\$(find root -type f)\""
 
 for c in record merge dump buildid stat version; do
 	"$mmap3" $c --help >help.txt 2>&1
+	page=mmap3-$c.txt
+	[ -e $page ] || page=mmap3.txt
 	for opt in $(grep -oE -- '--[a-z][a-z-]+' help.txt | sort -u); do
 		[ "$opt" = --help ] && continue
-		check "$c $opt is in mmap3(1) and the README" \
-			sh -c "grep -qF -- '$opt' man.txt && grep -qF -- '$opt' '$top/README.md'"
+		check "$c $opt is in ${page%.txt}(1) and the README" \
+			sh -c "grep -qF -- '$opt' $page && grep -qF -- '$opt' '$top/README.md'"
 	done
 done
 
