@@ -494,18 +494,12 @@ static long precheck_read(void *ctx, void *buf, size_t len, __u64 off)
 	return source_read(p->src, buf, len, off);
 }
 
-static int same_id(const struct elf_buildid *bid, const struct mmap3_build_id *want)
-{
-	return bid->status == MMAP3_BUILDID_FOUND && bid->size == want->size &&
-	       !memcmp(bid->id, want->data, bid->size);
-}
-
 /* Is the file @fd's build-id @want? */
 static int has_build_id(int fd, uint64_t size, const struct mmap3_build_id *want,
 			struct elf_buildid *bid)
 {
 	elf_buildid_parse_buf(elf_buildid_fd_read, &fd, size, bid, win, sizeof(win));
-	return same_id(bid, want);
+	return elf_buildid_is(bid, want);
 }
 
 /*
@@ -644,7 +638,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	 * budget say nothing for sure: the copy is checked once stored.
 	 */
 	if (bid.status != MMAP3_BUILDID_TRUNCATED && bid.status != MMAP3_BUILDID_LIMIT &&
-	    !same_id(&bid, want)) {
+	    !elf_buildid_is(&bid, want)) {
 		ret = changed(c, path, &bid);
 		goto out;
 	}

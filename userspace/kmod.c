@@ -105,8 +105,7 @@ static int has_build_id(const char *path, const struct mmap3_build_id *bid)
 		return 0;
 	elf_buildid_parse(elf_buildid_fd_read, &fd, (__u64)st.st_size, &found);
 	close(fd);
-	return found.status == MMAP3_BUILDID_FOUND && found.size == bid->size &&
-	       !memcmp(found.id, bid->data, found.size);
+	return elf_buildid_is(&found, bid);
 }
 
 const char *kmod_find(struct kmod_index *ix, const char *name, const struct mmap3_build_id *bid)

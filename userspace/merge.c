@@ -42,8 +42,8 @@
 #include "merge.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
+#include "side.h"
 
-#define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define REC_MAX			65535
 
 struct side_rec {

@@ -43,9 +43,6 @@
 #define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 #define KERNEL_DSO_NAME		"[kernel.kallsyms]"
 
-/* The side file's one attr: its records' trailer. */
-#define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
-
 static const struct sample_id_layout side_id = {
 	.fields = SIDE_SAMPLE_TYPE,
 	.size = 24,

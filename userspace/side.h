@@ -13,6 +13,9 @@
 #include "kmod.h"
 #include "perf/writer.h"
 
+/* The side file's one attr: its records' trailer, written and required so. */
+#define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
 /*
  * HEADER_MMAP3_STATUS: what a mapping record of the side file cannot say
  * in perf's terms, for each record that has something to say: a build-id
