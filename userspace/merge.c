@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "clocks.h"
@@ -75,6 +76,8 @@ struct span {
 	int kernel;
 	/* Of a mapping pass 2 reads again: its header as pass 1 read it. */
 	struct perf_event_header h;
+	/* Its records (not AUX payloads) as pass 1 read them, keyed: span_sum(). */
+	uint64_t sum;
 };
 
 struct merge {
@@ -98,6 +101,8 @@ struct merge {
 	size_t pids_cap, nr_pids;
 	/* The times of each file's timed records: first and last. */
 	uint64_t in_first, in_last, side_first, side_last;
+	/* SipHash key of the spans' sums, random: the input's owner cannot aim at it. */
+	uint64_t key[2];
 	const struct merge_opts *opts;
 	struct merge_stats *stats;
 };
@@ -873,8 +878,14 @@ static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec
 		m->spans = s;
 		m->spans_cap = cap;
 	}
-	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel, *h };
+	m->spans[m->nr_spans++] = (struct span){ off, len, 0, r, kernel, *h, 0 };
 	return 0;
+}
+
+/* Chain record @h (its header and fields) into @s's sum. */
+static void span_sum(const struct merge *m, struct span *s, const struct perf_event_header *h)
+{
+	s->sum = siphash24(m->key[0] ^ s->sum, m->key[1], h, h->size);
 }
 
 /*
@@ -915,42 +926,82 @@ static int pass1(struct merge *m)
 			own = place_due(m, rec.time, rec.offset);
 		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own, h))
 			return -1;
+		span_sum(m, &m->spans[m->nr_spans - 1], h);
 	}
 	if (ret < 0)
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 	return ret;
 }
 
+/* The records of a span kept as they are, each checked, summed into @now. */
+static int copy_span(struct merge *m, struct perf_writer *w, const struct span *s,
+		     struct span *now)
+{
+	struct perf_rec rec;
+	int ret;
+
+	while (m->in.pos < s->off + s->len) {
+		ret = perf_reader_next(&m->in, &rec);
+		if (ret < 0) {
+			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+			return -1;
+		}
+		if (!ret || rec.in_header)
+			break;	/* not what pass 1 read: the sums say so */
+		span_sum(m, now, rec.h);
+		if (perf_writer_record(w, rec.h) ||
+		    (rec.payload && perf_writer_copy(w, m->in.fd, rec.offset + rec.h->size,
+						     rec.payload)))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Pass 2 for the input's records, from the spans of pass 1.  The input
  * may have been written to since (by whoever owns it: merge runs as root
- * on others' files): a mapping read again must be what pass 1 checked,
- * and the file as it was opened (write_output()).
+ * on others' files), even with no time moving (through a shared mapping
+ * dirtied before merge opened it): each record is read and checked again
+ * and written from what was checked, and each span's records must sum to
+ * what pass 1 read.  AUX payloads, which no one checks, are copied by the
+ * kernel.
  */
 static int pass2(struct merge *m, struct perf_writer *w)
 {
-	uint64_t rec[(REC_MAX + 1 + 7) / 8];
+	struct perf_rec rec;
 	size_t k;
 
 	m->due = 0;
+	perf_reader_forget(&m->in);
 	for (k = 0; k < m->nr_spans; k++) {
 		struct span *s = &m->spans[k];
+		struct span now = { .sum = 0 };
 
 		if (write_due(m, w, s->off))
 			return -1;
 		s->out = perf_writer_offset(w);
-		if (!s->r && !s->kernel) {
-			if (perf_writer_copy(w, m->in.fd, s->off, s->len))
+		perf_reader_seek(&m->in, s->off);
+		if (s->r || s->kernel) {
+			/* A mapping to rewrite: its header first, as pass 1 read it. */
+			if (perf_reader_next_as(&m->in, &rec, &s->h)) {
+				fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 				return -1;
-			continue;
-		}
-		if (perf_reader_reread(&m->in, rec, s->off, &s->h)) {
-			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+			}
+			span_sum(m, &now, rec.h);
+			if (s->kernel ? write_kernel_map(w, (const void *)rec.h, s->r) :
+			    write_rewritten(m, w, (const void *)rec.h, s->r))
+				return -1;
+		} else if (copy_span(m, w, s, &now)) {
 			return -1;
 		}
-		if (s->kernel ? write_kernel_map(w, (const void *)rec, s->r) :
-		    write_rewritten(m, w, (const void *)rec, s->r))
+		if (m->in.pos != s->off + s->len || now.sum != s->sum) {
+			fprintf(stderr, "mmap3: %s: offset %llu: the %llu bytes of records there "
+				"are not those the first pass read: expected the file unchanged "
+				"while it is read (was it written to, if only through a shared "
+				"mapping?)\n",
+				m->in.path, (unsigned long long)s->off, (unsigned long long)s->len);
 			return -1;
+		}
 	}
 	return write_due(m, w, UINT64_MAX);
 }
@@ -1028,6 +1079,10 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 
 	memset(stats, 0, sizeof(*stats));
 	m.in.fd = m.side.fd = -1;
+	if (getrandom(m.key, sizeof(m.key), 0) != sizeof(m.key)) {
+		fprintf(stderr, "mmap3: cannot get a random key: %s\n", strerror(errno));
+		return -1;
+	}
 	if (perf_reader_open(&m.in, perf_data)) {
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m.in));
 		return -1;

@@ -897,9 +897,14 @@ int perf_reader_next(struct perf_reader *r, struct perf_rec *rec)
 	return 1;
 }
 
-void perf_reader_rewind(struct perf_reader *r)
+void perf_reader_seek(struct perf_reader *r, uint64_t off)
 {
-	r->pos = r->data_offset;
+	r->pos = off;
+}
+
+void perf_reader_forget(struct perf_reader *r)
+{
+	r->buf_len = 0;
 }
 
 int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
@@ -907,32 +912,28 @@ int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
 	return read_at(r, buf, len, off, "a record");
 }
 
-int perf_reader_reread(struct perf_reader *r, void *buf, uint64_t off,
-		       const struct perf_event_header *was)
+int perf_reader_next_as(struct perf_reader *r, struct perf_rec *rec,
+			const struct perf_event_header *was)
 {
-	const struct perf_event_header *h = buf;
-	uint64_t end = r->data_offset + r->data_size, payload;
+	uint64_t end = r->data_offset + r->data_size, off = r->pos;
+	struct perf_event_header h;
 	char t[48], u[48];
 
-	if (off < r->data_offset || off >= end || was->size > end - off)
+	if (off >= end || end - off < sizeof(h))
 		return fail(r, off, "no %s record of %u bytes in the data section [%llu, +%llu)",
 			    type_str(was->type, t, sizeof(t)), was->size,
 			    (unsigned long long)r->data_offset, (unsigned long long)r->data_size);
-	if (read_at(r, buf, was->size, off, "a record"))
+	if (fill(r, off, sizeof(h)))
 		return -1;
-	if (h->type != was->type || h->misc != was->misc || h->size != was->size)
+	memcpy(&h, r->buf + (off - r->buf_off), sizeof(h));
+	if (h.type != was->type || h.misc != was->misc || h.size != was->size)
 		return fail(r, off, "a record of type %s, misc 0x%x and %u bytes, where the first "
 			    "pass read type %s, misc 0x%x and %u bytes: expected the file unchanged "
-			    "while it is read (was it written to?)", type_str(h->type, t, sizeof(t)),
-			    h->misc, h->size, type_str(was->type, u, sizeof(u)), was->misc,
+			    "while it is read (was it written to?)", type_str(h.type, t, sizeof(t)),
+			    h.misc, h.size, type_str(was->type, u, sizeof(u)), was->misc,
 			    was->size);
 	/* Its fields, names and trailer too: whoever reads it trusts them. */
-	if (check_record(r, h, off, end, 1, &payload))
-		return -1;
-	if (payload)
-		return fail(r, off, "a %s record followed by %llu bytes, expected none",
-			    type_str(h->type, t, sizeof(t)), (unsigned long long)payload);
-	return 0;
+	return perf_reader_next(r, rec) > 0 ? 0 : -1;
 }
 
 static int same_time(const struct timespec *a, const struct timespec *b)

@@ -98,19 +98,23 @@ const char *perf_reader_error(const struct perf_reader *r);
  * of the data, -1 on error.
  */
 int perf_reader_next(struct perf_reader *r, struct perf_rec *rec);
-void perf_reader_rewind(struct perf_reader *r);
+
+/* The next record read from @off on (a record's start perf_reader_next() gave). */
+void perf_reader_seek(struct perf_reader *r, uint64_t off);
+
+/* What is read from here on is read from the file again, not kept from before. */
+void perf_reader_forget(struct perf_reader *r);
 
 /* @len bytes at @off: 0 or -1. */
 int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off);
 
 /*
- * Read again into @buf (8-byte aligned, @was->size bytes) the record that
- * perf_reader_next() gave at @off with the header @was: it must still
- * have that header, and pass every check it passed then.  Returns 0, or
- * -1 if the file changed under us (the message says how).
+ * perf_reader_next() of a record read before with the header @was: it
+ * must still have that header, and pass every check it passed then.
+ * Returns 0, or -1 if the file changed under us (the message says how).
  */
-int perf_reader_reread(struct perf_reader *r, void *buf, uint64_t off,
-		       const struct perf_event_header *was);
+int perf_reader_next_as(struct perf_reader *r, struct perf_rec *rec,
+			const struct perf_event_header *was);
 
 /*
  * Is the file as it was opened: same inode, size, modification and
