@@ -180,15 +180,21 @@ static void *fuzz(void *arg)
 		case 9: {
 			size_t len = pick(&seed, 2) ? pick(&seed, 64) : pick(&seed, 1 << 16);
 
+			/*
+			 * Fires again and again until disarmed: a thread the host
+			 * holds back past the first expiry, before read() starts
+			 * waiting, is still interrupted by the next one.
+			 */
 			struct itimerspec its = {
 				.it_value.tv_nsec = (long)(1 + pick(&seed, 50)) * 1000000,
+				.it_interval.tv_nsec = 10 * 1000000,
 			};
 
 			/* Our own buffer is no target: the kernel writes what it is told. */
 			p = argument(&seed, buf, sizeof(buf));
 			timer_settime(timer, 0, &its, NULL);
 			(void)!read(fd, p, p == buf && len > sizeof(buf) ? sizeof(buf) : len);
-			its.it_value.tv_nsec = 0;
+			its = (struct itimerspec){ 0 };
 			timer_settime(timer, 0, &its, NULL);
 			break;
 		}
