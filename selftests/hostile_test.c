@@ -1247,8 +1247,21 @@ TEST(capture_no_wider_than_map_files)
 			_exit(21);
 		write(ready[1], "r", 1);
 		if (read(go[0], pids, sizeof(pids)) <= 0 ||
-		    sscanf(pids, "%d %d %d", &p[0], &p[1], &p[2]) != 3 || flush_and_read(sfd, &r))
+		    sscanf(pids, "%d %d %d", &p[0], &p[1], &p[2]) != 3)
 			_exit(22);
+		/*
+		 * /proc/PID/exe names the program before exec maps it: the
+		 * mappings may come after a first FLUSH on a busy machine.
+		 */
+		for (i = 0; i < 100; i++) {
+			if (flush_and_read(sfd, &r))
+				_exit(22);
+			if (find_mmap_prefix(&r, p[0], "/memfd:") &&
+			    find_mmap(&r, p[1], DIR "/private/prog", 0) &&
+			    find_mmap(&r, p[2], DIR "/own_prog", 0))
+				break;
+			usleep(100000);
+		}
 		m = find_mmap_prefix(&r, p[0], "/memfd:");
 		if (!m || m->capture)
 			_exit(m ? 23 : 24);
