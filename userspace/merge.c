@@ -882,10 +882,10 @@ static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec
 	return 0;
 }
 
-/* Chain record @h (its header and fields) into @s's sum. */
-static void span_sum(const struct merge *m, struct span *s, const struct perf_event_header *h)
+/* @sum with record @h (its header and fields) chained in. */
+static uint64_t span_sum(const struct merge *m, uint64_t sum, const struct perf_event_header *h)
 {
-	s->sum = siphash24(m->key[0] ^ s->sum, m->key[1], h, h->size);
+	return siphash24(m->key[0] ^ sum, m->key[1], h, h->size);
 }
 
 /*
@@ -926,16 +926,16 @@ static int pass1(struct merge *m)
 			own = place_due(m, rec.time, rec.offset);
 		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own, h))
 			return -1;
-		span_sum(m, &m->spans[m->nr_spans - 1], h);
+		m->spans[m->nr_spans - 1].sum = span_sum(m, m->spans[m->nr_spans - 1].sum, h);
 	}
 	if (ret < 0)
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 	return ret;
 }
 
-/* The records of a span kept as they are, each checked, summed into @now. */
+/* The records of a span kept as they are, each checked, summed into *@sum. */
 static int copy_span(struct merge *m, struct perf_writer *w, const struct span *s,
-		     struct span *now)
+		     uint64_t *sum)
 {
 	struct perf_rec rec;
 	int ret;
@@ -948,7 +948,7 @@ static int copy_span(struct merge *m, struct perf_writer *w, const struct span *
 		}
 		if (!ret || rec.in_header)
 			break;	/* not what pass 1 read: the sums say so */
-		span_sum(m, now, rec.h);
+		*sum = span_sum(m, *sum, rec.h);
 		if (perf_writer_record(w, rec.h) ||
 		    (rec.payload && perf_writer_copy(w, m->in.fd, rec.offset + rec.h->size,
 						     rec.payload)))
@@ -975,7 +975,7 @@ static int pass2(struct merge *m, struct perf_writer *w)
 	perf_reader_forget(&m->in);
 	for (k = 0; k < m->nr_spans; k++) {
 		struct span *s = &m->spans[k];
-		struct span now = { .sum = 0 };
+		uint64_t sum = 0;
 
 		if (write_due(m, w, s->off))
 			return -1;
@@ -987,14 +987,14 @@ static int pass2(struct merge *m, struct perf_writer *w)
 				fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
 				return -1;
 			}
-			span_sum(m, &now, rec.h);
+			sum = span_sum(m, sum, rec.h);
 			if (s->kernel ? write_kernel_map(w, (const void *)rec.h, s->r) :
 			    write_rewritten(m, w, (const void *)rec.h, s->r))
 				return -1;
-		} else if (copy_span(m, w, s, &now)) {
+		} else if (copy_span(m, w, s, &sum)) {
 			return -1;
 		}
-		if (m->in.pos != s->off + s->len || now.sum != s->sum) {
+		if (m->in.pos != s->off + s->len || sum != s->sum) {
 			fprintf(stderr, "mmap3: %s: offset %llu: the %llu bytes of records there "
 				"are not those the first pass read: expected the file unchanged "
 				"while it is read (was it written to, if only through a shared "

@@ -907,11 +907,6 @@ void perf_reader_forget(struct perf_reader *r)
 	r->buf_len = 0;
 }
 
-int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off)
-{
-	return read_at(r, buf, len, off, "a record");
-}
-
 int perf_reader_next_as(struct perf_reader *r, struct perf_rec *rec,
 			const struct perf_event_header *was)
 {

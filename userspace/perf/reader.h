@@ -105,9 +105,6 @@ void perf_reader_seek(struct perf_reader *r, uint64_t off);
 /* What is read from here on is read from the file again, not kept from before. */
 void perf_reader_forget(struct perf_reader *r);
 
-/* @len bytes at @off: 0 or -1. */
-int perf_reader_read(struct perf_reader *r, void *buf, size_t len, uint64_t off);
-
 /*
  * perf_reader_next() of a record read before with the header @was: it
  * must still have that header, and pass every check it passed then.
