@@ -4,12 +4,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bsearch.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "lineage.h"
 
+/* Sorted, each once: the hook looks each parent up in O(log nr). */
 struct lineage_roots {
 	struct rcu_head rcu;
 	unsigned int nr;
@@ -19,16 +22,29 @@ struct lineage_roots {
 /* Replaced by mmap3_lineage_set() (the sink's lock), read under RCU. */
 static struct lineage_roots __rcu *lineage_roots;
 
+static int cmp_tgid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
 {
 	struct lineage_roots *new = NULL, *old;
+	unsigned int i, n = 0;
 
 	if (nr) {
 		new = kmalloc(struct_size(new, tgid, nr), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return -ENOMEM;
-		new->nr = nr;
 		memcpy(new->tgid, tgids, nr * sizeof(*tgids));
+		/* Up to 64 sessions of 64 pids: sorted once here, not scanned per hook. */
+		sort(new->tgid, nr, sizeof(*tgids), cmp_tgid, NULL);
+		for (i = 0; i < nr; i++)
+			if (!n || new->tgid[n - 1] != new->tgid[i])
+				new->tgid[n++] = new->tgid[i];
+		new->nr = n;
 	}
 	/* One writer at a time: the sink's lock. */
 	old = rcu_replace_pointer(lineage_roots, new, true);
@@ -39,12 +55,7 @@ int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
 
 static bool is_root(const struct lineage_roots *r, u32 tgid)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->nr; i++)
-		if (r->tgid[i] == tgid)
-			return true;
-	return false;
+	return bsearch(&tgid, r->tgid, r->nr, sizeof(tgid), cmp_tgid);
 }
 
 void mmap3_lineage_mark(u32 *roots, struct task_struct *task)
