@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bsearch.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -19,7 +20,11 @@ struct lineage_roots {
 	u32 tgid[];
 };
 
-/* Replaced by mmap3_lineage_set() (the sink's lock), read under RCU. */
+/*
+ * lineage_lock serializes the writers (mmap3_lineage_set(), _exit());
+ * the hook reads lineage_roots under RCU only.
+ */
+static DEFINE_MUTEX(lineage_lock);
 static struct lineage_roots __rcu *lineage_roots;
 
 static int cmp_tgid(const void *a, const void *b)
@@ -46,8 +51,9 @@ int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
 				new->tgid[n++] = new->tgid[i];
 		new->nr = n;
 	}
-	/* One writer at a time: the sink's lock. */
-	old = rcu_replace_pointer(lineage_roots, new, true);
+	mutex_lock(&lineage_lock);
+	old = rcu_replace_pointer(lineage_roots, new, lockdep_is_held(&lineage_lock));
+	mutex_unlock(&lineage_lock);
 	if (old)
 		kfree_rcu(old, rcu);
 	return 0;
@@ -82,8 +88,11 @@ void mmap3_lineage_mark(u32 *roots, struct task_struct *task)
 
 void mmap3_lineage_exit(void)
 {
-	struct lineage_roots *old = rcu_replace_pointer(lineage_roots, NULL, true);
+	struct lineage_roots *old;
 
+	mutex_lock(&lineage_lock);
+	old = rcu_replace_pointer(lineage_roots, NULL, lockdep_is_held(&lineage_lock));
+	mutex_unlock(&lineage_lock);
 	/* Called after every session is gone; the module's exit waits for RCU. */
 	kfree(old);
 }

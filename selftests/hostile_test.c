@@ -778,6 +778,48 @@ TEST(reads_do_not_disturb_the_users_file)
 }
 
 /*
+ * Memory: a queue per online CPU, not per possible one.  A CPU brought
+ * online during a session gets its queue, and its mappings are recorded,
+ * none counted lost.
+ */
+TEST(queues_follow_the_online_cpus)
+{
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	struct records r = { 0 };
+	struct mmap3_stats one = { 0 }, two = { 0 };
+	int fd, status;
+	pid_t pid;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || write_file(online, "0"))
+		SKIP(return, "cpu1 cannot be taken offline here");
+	fd = session_open();
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	EXPECT_EQ(0, get_stats(fd, &one));
+	/* Whatever failed above, cpu1 comes back for the tests after this one. */
+	ASSERT_EQ(0, write_file(online, "1"));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get_stats(fd, &two));
+	EXPECT_LT(0, one.queue_memory);
+	EXPECT_EQ(2 * one.queue_memory, two.queue_memory);
+
+	ASSERT_EQ(0, read_dump(fd, &r));
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(pin_to_cpu(1) || map_exec("/selftests/spin_v1") == MAP_FAILED);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, pid, "/selftests/spin_v1", 0));
+	ASSERT_EQ(0, get_stats(fd, &two));
+	EXPECT_EQ(0, two.lost_queue);
+	EXPECT_EQ(0, count_type(&r, MMAP3_RECORD_LOST));
+	records_free(&r);
+	close(fd);
+}
+
+/*
  * Memory: the hook's queues exist only while a session is enabled; a
  * buffer beyond max_buffer_size is refused; buffers are charged to the
  * opener's memory cgroup; sessions are bounded in number.
