@@ -13,6 +13,8 @@
  *   m3bench drain FILE N BUFSZ      N records queued with no reader, then
  *                                   read: what the read() path carries
  *   m3bench mem DIR PREFIX N        cache memory after N distinct inodes
+ *   m3bench hashload DIR PREFIX N   N distinct inodes mapped twice: the
+ *                                   cache's inserts, then its lookups
  *   m3bench crafted DIR N           N files of each costly kind (s, p, t)
  *   m3bench costs DIR N             miss cost of normal (n, from mkelf) and
  *                                   costly files, interleaved
@@ -38,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -790,6 +793,77 @@ static int cmd_mem(const char *dir, const char *prefix, long n)
 	return 0;
 }
 
+/* ---- hashload: the cache's table under inode numbers chosen by others ---- */
+
+/* One mapping of an open file, as map_once() maps a path. */
+static void map_fd(int fd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	munmap(p, 4096);
+}
+
+/*
+ * N files DIR/PREFIXnnnnnn, opened and read whole first (no daemon or
+ * disk in what is timed: the module finds each build-id in the page
+ * cache), mapped once each in a session (misses: parsed and inserted),
+ * then again (hits: looked up).  bench/vm/guest runs it on a FUSE
+ * daemon's files numbered as usual and numbered to collide, and compares.
+ */
+static int cmd_hashload(const char *dir, const char *prefix, long n)
+{
+	struct rlimit rl = { .rlim_cur = n + 64, .rlim_max = n + 64 };
+	struct mmap3_stats st0, st1, st2;
+	struct reader r = { 0 };
+	uint64_t t0, t1, t2;
+	char path[4096], buf[65536];
+	int *fds;
+	long i;
+
+	fds = calloc(n, sizeof(*fds));
+	if (!fds || setrlimit(RLIMIT_NOFILE, &rl))
+		die("hashload: room for the files");
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s%06ld", dir, prefix, i);
+		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0)
+			die(path);
+		while (read(fds[i], buf, sizeof(buf)) > 0)
+			;
+	}
+	session_start(&r, 0);
+	if (ioctl(r.fd, MMAP3_IOC_FLUSH))
+		die("MMAP3_IOC_FLUSH");
+	get_stats(r.fd, &st0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		map_fd(fds[i]);
+	if (ioctl(r.fd, MMAP3_IOC_FLUSH))
+		die("MMAP3_IOC_FLUSH");
+	t1 = now_ns();
+	get_stats(r.fd, &st1);
+	for (i = 0; i < n; i++)
+		map_fd(fds[i]);
+	if (ioctl(r.fd, MMAP3_IOC_FLUSH))
+		die("MMAP3_IOC_FLUSH");
+	t2 = now_ns();
+	get_stats(r.fd, &st2);
+	printf("RESULT what=hashload files=%ld fill_ns_per_file=%.1f hit_ns_per_file=%.1f "
+	       "misses=%llu hits=%llu evictions=%llu entries=%llu\n",
+	       n, (double)(t1 - t0) / n, (double)(t2 - t1) / n,
+	       (unsigned long long)(st1.cache_misses - st0.cache_misses),
+	       (unsigned long long)(st2.cache_hits - st1.cache_hits),
+	       (unsigned long long)(st2.cache_evictions - st0.cache_evictions),
+	       (unsigned long long)st2.cache_entries);
+	session_stop(&r, &st2);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	return 0;
+}
+
 /* ---- crafted: the costliest files for the module's parser ---- */
 
 /*
@@ -1049,6 +1123,8 @@ int main(int argc, char **argv)
 		return cmd_drain(argv[2], atol(argv[3]), strtoull(argv[4], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "mem"))
 		return cmd_mem(argv[2], argv[3], atol(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "hashload"))
+		return cmd_hashload(argv[2], argv[3], atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "crafted"))
 		return cmd_crafted(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "costs"))

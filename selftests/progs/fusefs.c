@@ -8,17 +8,23 @@
  * does) and answer them again (SIGUSR2, for requests that come later).
  *
  *   fusefs MOUNTPOINT SRCDIR [--gen N] [--time SECONDS] [--hang]
- *          [--hang-after N] [--only-uid UID]
+ *          [--hang-after N] [--only-uid UID] [--clones N [--collide]]
  *
  *   --hang-after N   answer the first N READ requests, then hang
  *   --only-uid UID   refuse (EACCES) OPEN and READ requests made with
  *                    another fsuid, as a server that squashes root or
  *                    serves only its user does
+ *   --clones N       serve N files c000000, c000001, ... instead, each
+ *                    its own inode with the first source file's bytes
+ *   --collide        ... with the inode numbers and generations a hostile
+ *                    daemon would choose against a table keyed by
+ *                    ino ^ generation << 32: the same key for every one
  *
  * Prints "ready" on stdout once mounted, then serves until the
  * filesystem is unmounted or the daemon is killed (which aborts the
  * requests it never answered).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +56,8 @@ static uint64_t fixed_time;	/* 0: the source files' own */
 static volatile sig_atomic_t hang;
 static long hang_after = -1;	/* READs left to answer before hanging; -1: no limit */
 static long only_uid = -1;
+static uint64_t clones;		/* --clones: nodes of files[0] */
+static int collide;
 
 static void on_usr1(int sig)
 {
@@ -63,10 +71,36 @@ static void on_usr2(int sig)
 	hang = 0;
 }
 
+static uint64_t nr_nodes(void)
+{
+	return clones ? clones : (uint64_t)nr_files;
+}
+
 /* Node 1 is the root; file i is node i + 2, with that inode number. */
 static struct file *node_file(uint64_t nodeid)
 {
-	return nodeid >= 2 && nodeid < 2 + (uint64_t)nr_files ? &files[nodeid - 2] : NULL;
+	if (nodeid < 2 || nodeid >= 2 + nr_nodes())
+		return NULL;
+	return clones ? &files[0] : &files[nodeid - 2];
+}
+
+static void node_name(uint64_t i, char *name, size_t size)
+{
+	if (clones)
+		snprintf(name, size, "c%06llu", (unsigned long long)i);
+	else
+		snprintf(name, size, "%s", files[i].name);
+}
+
+/* --collide: ino ^ generation << 32 is 7 for every file. */
+static uint64_t node_ino(uint64_t nodeid)
+{
+	return collide && node_file(nodeid) ? nodeid << 32 | 7 : nodeid;
+}
+
+static uint64_t node_generation(uint64_t nodeid)
+{
+	return collide ? nodeid : generation;
 }
 
 static void fill_attr(struct fuse_attr *a, uint64_t nodeid)
@@ -75,7 +109,7 @@ static void fill_attr(struct fuse_attr *a, uint64_t nodeid)
 	struct stat st;
 
 	memset(a, 0, sizeof(*a));
-	a->ino = nodeid;
+	a->ino = node_ino(nodeid);
 	a->nlink = 1;
 	a->blksize = 4096;
 	if (!f) {
@@ -95,6 +129,25 @@ static void fill_attr(struct fuse_attr *a, uint64_t nodeid)
 		a->mtimensec = st.st_mtim.tv_nsec;
 		a->ctimensec = st.st_ctim.tv_nsec;
 	}
+}
+
+/* The index of the file named @name, or nr_nodes() if none. */
+static uint64_t lookup(const char *name)
+{
+	char *end;
+	uint64_t i;
+
+	if (clones) {
+		/* Parsed, not searched: there may be many. */
+		if (name[0] != 'c' || !isdigit((unsigned char)name[1]))
+			return clones;
+		i = strtoull(name + 1, &end, 10);
+		return *end || i >= clones ? clones : i;
+	}
+	for (i = 0; i < (uint64_t)nr_files; i++)
+		if (!strcmp(files[i].name, name))
+			break;
+	return i;
 }
 
 static int reply(int dev, uint64_t unique, int error, const void *arg, size_t len)
@@ -132,17 +185,15 @@ static void handle(int dev, const struct fuse_in_header *in, const void *arg, ch
 		return;
 	}
 	case FUSE_LOOKUP: {
-		struct fuse_entry_out eo = { .generation = generation };
-		int i;
+		struct fuse_entry_out eo = { 0 };
+		uint64_t i = lookup(arg);
 
-		for (i = 0; i < nr_files; i++)
-			if (in->nodeid == FUSE_ROOT_ID && !strcmp(files[i].name, arg))
-				break;
-		if (i == nr_files) {
+		if (in->nodeid != FUSE_ROOT_ID || i == nr_nodes()) {
 			reply(dev, in->unique, -ENOENT, NULL, 0);
 			return;
 		}
 		eo.nodeid = i + 2;
+		eo.generation = node_generation(eo.nodeid);
 		eo.entry_valid = eo.attr_valid = 3600;
 		fill_attr(&eo.attr, eo.nodeid);
 		reply(dev, in->unique, 0, &eo, sizeof(eo));
@@ -192,17 +243,21 @@ static void handle(int dev, const struct fuse_in_header *in, const void *arg, ch
 		size_t len = 0;
 		uint64_t i;
 
-		for (i = ri->offset; i < (uint64_t)nr_files; i++) {
+		for (i = ri->offset; i < nr_nodes(); i++) {
 			struct fuse_dirent *d = (void *)(buf + len);
-			size_t nl = strlen(files[i].name);
-			size_t sz = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + nl);
+			char name[256];
+			size_t nl, sz;
+
+			node_name(i, name, sizeof(name));
+			nl = strlen(name);
+			sz = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + nl);
 			if (len + sz > ri->size)
 				break;
-			d->ino = i + 2;
+			d->ino = node_ino(i + 2);
 			d->off = i + 1;
 			d->namelen = nl;
 			d->type = DT_REG;
-			memcpy(d->name, files[i].name, nl);
+			memcpy(d->name, name, nl);
 			len += sz;
 		}
 		reply(dev, in->unique, 0, buf, len);
@@ -264,7 +319,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: fusefs MOUNTPOINT SRCDIR [--gen N] [--time S] [--hang]"
-			" [--hang-after N] [--only-uid UID]\n");
+			" [--hang-after N] [--only-uid UID] [--clones N [--collide]]\n");
 		return 2;
 	}
 	for (i = 3; i < argc; i++) {
@@ -278,11 +333,15 @@ int main(int argc, char **argv)
 			hang_after = strtol(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--only-uid") && i + 1 < argc)
 			only_uid = strtol(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--clones") && i + 1 < argc)
+			clones = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--collide"))
+			collide = 1;
 	}
 	signal(SIGUSR1, on_usr1);
 	signal(SIGUSR2, on_usr2);
-	if (load_files(argv[2])) {
-		perror(argv[2]);
+	if (load_files(argv[2]) || (clones && !nr_files)) {
+		fprintf(stderr, "fusefs: %s: no file to serve\n", argv[2]);
 		return 1;
 	}
 	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
