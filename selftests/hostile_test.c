@@ -575,12 +575,9 @@ TEST(execute_only_binary_not_readable_through_capture)
 
 		if (become_user(1))
 			_exit(20);
-		sfd = session_open();
+		sfd = capture_session_open(&r);
 		if (sfd < 0)
 			_exit(21);
-		if (session_filter(sfd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
-		    ioctl(sfd, MMAP3_IOC_ENABLE) || read_dump(sfd, &r))
-			_exit(22);
 		write(ready[1], "r", 1);
 		if (read(go[0], &byte, 1) != 1 || flush_and_read(sfd, &r))
 			_exit(23);
@@ -601,11 +598,8 @@ TEST(execute_only_binary_not_readable_through_capture)
 	ASSERT_EQ(1, read(ready[0], &byte, 1));
 	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 0, 0));
 
-	fd = session_open();
+	fd = capture_session_open(&r);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
 	records_free(&r);
 
 	runner = fork_child();
@@ -1148,11 +1142,8 @@ TEST(capture_holds_no_users_open_file)
 	pid_t c, runner;
 
 	mkdir(DIR, 0755);
-	fd = session_open();
+	fd = capture_session_open(&r);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
 	records_free(&r);
 
 	c = fork_child();
@@ -1283,9 +1274,8 @@ TEST(capture_no_wider_than_map_files)
 
 		if (become_uid(1000, 1))
 			_exit(20);
-		sfd = session_open();
-		if (sfd < 0 || session_filter(sfd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
-		    ioctl(sfd, MMAP3_IOC_ENABLE) || read_dump(sfd, &r))
+		sfd = capture_session_open(&r);
+		if (sfd < 0)
 			_exit(21);
 		write(ready[1], "r", 1);
 		if (read(go[0], pids, sizeof(pids)) <= 0 ||
@@ -1322,11 +1312,8 @@ TEST(capture_no_wider_than_map_files)
 	}
 	ASSERT_EQ(1, read(ready[0], &byte, 1));
 	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 0, 0));
-	fd = session_open();
+	fd = capture_session_open(&r);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
 	records_free(&r);
 
 	/* They run while the mappings are looked at: 3 s each. */
@@ -1415,11 +1402,8 @@ TEST(capture_read_of_a_hung_file_times_out)
 	ASSERT_EQ(4096, pread(f, got, 4096, 0));
 	close(f);
 
-	fd = session_open();
+	fd = capture_session_open(&r);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
 	records_free(&r);
 	ASSERT_NE(MAP_FAILED, map_exec(DIR "/mnt/big"));
 	ASSERT_NE(MAP_FAILED, map_exec(DIR "/plain"));

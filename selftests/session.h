@@ -95,6 +95,24 @@ static inline int read_dump(int fd, struct records *r)
 	return has_type(r, MMAP3_RECORD_DUMP_DONE) ? 0 : -1;
 }
 
+/*
+ * A session that may capture (MMAP3_FILTER_CAPTURE), enabled, its dump
+ * read into @r: its descriptor, or -1.
+ */
+static inline int capture_session_open(struct records *r)
+{
+	int fd = session_open();
+
+	if (fd < 0)
+		return -1;
+	if (session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL) || ioctl(fd, MMAP3_IOC_ENABLE) ||
+	    read_dump(fd, r)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static inline int flush_and_read(int fd, struct records *r)
 {
 	if (ioctl(fd, MMAP3_IOC_FLUSH))

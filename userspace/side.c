@@ -431,6 +431,17 @@ int side_open(struct side_writer *s, const char *path, int clock)
 	return 0;
 }
 
+/* The writer's tables, whether the file was written or not. */
+static void side_free(struct side_writer *s)
+{
+	free(s->table);
+	free(s->seen);
+	free(s->status);
+	s->table = NULL;
+	s->seen = NULL;
+	s->status = NULL;
+}
+
 int side_close(struct side_writer *s)
 {
 	int ret = 0;
@@ -456,22 +467,12 @@ int side_close(struct side_writer *s)
 		ret = perf_writer_close(&s->pf);
 	else
 		perf_writer_abort(&s->pf);
-	free(s->table);
-	free(s->seen);
-	free(s->status);
-	s->table = NULL;
-	s->seen = NULL;
-	s->status = NULL;
+	side_free(s);
 	return ret;
 }
 
 void side_abort(struct side_writer *s)
 {
 	perf_writer_abort(&s->pf);
-	free(s->table);
-	free(s->seen);
-	free(s->status);
-	s->table = NULL;
-	s->seen = NULL;
-	s->status = NULL;
+	side_free(s);
 }

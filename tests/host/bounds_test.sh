@@ -15,9 +15,7 @@ set -u
 mmap3=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 # peak LIMIT-MB CMD...: run CMD (status and output in rc, out, err); is
 # its peak resident size under LIMIT-MB?

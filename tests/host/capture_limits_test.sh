@@ -15,9 +15,7 @@ set -u
 
 fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 # prog N SIZE: a program with build-id 0N..., then zeros (a hole) to SIZE.
 prog()

@@ -12,9 +12,7 @@ set -u
 mmap3=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 # shellcheck source=/dev/null
 . "$top/userspace/mmap3.bash-completion"
 

@@ -15,9 +15,7 @@ set -u
 mmap3=$1
 craft=$(cd "$(dirname "$0")" && pwd)/craft.py
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 A=a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3
 B=b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3

@@ -20,9 +20,7 @@ set -u
 race=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 "$here/craft.py" reload-side side.data
 # perf's view with a kernel map (which pass 2 reads again to cut a

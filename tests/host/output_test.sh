@@ -14,9 +14,7 @@ mmap3=$1
 fake=$2
 craft=$(cd "$(dirname "$0")" && pwd)/craft.py
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 umask 022
 
 "$craft" reload-perf perf.data

@@ -16,9 +16,7 @@ set -u
 
 fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 # A command that counts its SIGINTs and takes a second to exit after the
 # first, as perf record does writing its file.
@@ -41,10 +39,13 @@ wait $pid
 rc=$?
 check "SIGINT sent to mmap3: it exits with the command's status 0" test $rc -eq 0
 check "... the command got it once (count $(cat count 2>/dev/null))" test "$(cat count)" = 1
-# Not reading for that second loses some 300 records; a busy machine may
-# hold mmap3 back for a moment, not a second.
+# Not reading for that second loses some 260 records (300, less the 40 a
+# page holds).  A loaded machine may hold an ASan build back for a while
+# (a third of a second costs 60), so the bound is 100, not 0: still far
+# from what stopping at SIGINT would lose.
 lost=$("$fake" dump sigint.data | awk '/LOST_SAMPLES/ { n += $(NF - 1) } END { print n + 0 }')
-check "... and no record was lost while it took a second to exit ($lost lost)" test "$lost" -le 30
+check "... and no record was lost while it took a second to exit ($lost lost, at most 100)" \
+	test "$lost" -le 100
 n=$(mappings sigint.data)
 check "... the records of that second are in the file ($n mappings at 300 a second)" test "$n" -ge 300
 

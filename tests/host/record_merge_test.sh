@@ -15,9 +15,7 @@ set -u
 
 fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
 	tap_skip "perf record does not work on this machine"

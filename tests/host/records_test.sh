@@ -17,9 +17,7 @@ mmap3=$1
 fake=$2
 craft=$(cd "$(dirname "$0")" && pwd)/craft.py
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 # one_error NAME PATTERN CMD...: status 1 and exactly one line on stderr,
 # matching PATTERN.

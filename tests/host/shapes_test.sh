@@ -16,9 +16,7 @@ set -u
 mmap3=$1
 craft=$(cd "$(dirname "$0")" && pwd)/craft.py
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 # features FILE: the feature bits set in a file-mode header, one a line.
 features()

@@ -13,9 +13,7 @@ set -u
 
 fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 for i in 1 2; do
 	printf 'int main(void) { return %d; }\n' $i >p$i.c

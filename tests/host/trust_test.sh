@@ -14,9 +14,7 @@ set -u
 mmap3=$1
 craft=$(cd "$(dirname "$0")" && pwd)/craft.py
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+tap_tmpdir || exit 1
 
 "$craft" hostile-side hostile.data
 "$mmap3" dump --json hostile.data >dump.json 2>err

@@ -13,6 +13,8 @@
 #                       the host's tests/vm/perf7); every check that reads
 #                       a file with perf runs once with each
 #   tap_perf_label PERF "perf 6.1", "perf 7.2": names which perf judged
+#   tap_tmpdir          a directory of the test's own, $tmp, removed at
+#                       exit; the test runs in it
 #   tap_program STEP CMD...
 #                       in a test VM: run a test program that prints TAP,
 #                       between "# program STEP" and "# exit STATUS S STEP"
@@ -24,6 +26,13 @@
 tap_n=0
 tap_failed=0
 tap_log=$(mktemp)
+
+tap_tmpdir()
+{
+	tmp=$(mktemp -d) || return 1
+	trap 'rm -rf "$tmp" "$tap_log"' EXIT
+	cd "$tmp"
+}
 
 check()
 {
