@@ -45,6 +45,24 @@ kernel_env()
 	. "$env"
 }
 
+# fix_headers ROOT: Debian's header packages point into /usr/src and
+# /usr/lib/linux-kbuild-* by absolute paths; make those of the tree
+# unpacked in ROOT point into it, so a module can be built against it
+# without installing anything (tests/vm/fetch, tests/arm64/cross-build).
+fix_headers()
+{
+	local root=$1 link target
+	find "$root" -type l | while read -r link; do
+		target=$(readlink "$link")
+		case "$target" in
+		/usr/src/* | /usr/lib/linux-kbuild-*)
+			ln -sfn "$root$target" "$link" ;;
+		esac
+	done
+	grep -rlE '/usr/src/linux-headers-' "$root/usr/src" --include=Makefile 2>/dev/null |
+		xargs -r sed -i -E "s#([ =])/usr/src/linux-headers-#\\1$root/usr/src/linux-headers-#g"
+}
+
 # cache_lock NAME: hold an exclusive lock on one item of the shared cache
 # (a kernel, a chroot) until the calling script exits, so clones setting
 # up at the same time wait for each other instead of writing into each
