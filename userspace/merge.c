@@ -40,12 +40,14 @@
 #include "count.h"
 #include "escape.h"
 #include "hash.h"
+#include "mapping.h"
 #include "merge.h"
 #include "perf/reader.h"
+#include "pidset.h"
 #include "perf/writer.h"
 #include "side.h"
 
-#define REC_MAX			65535
+#define REC_MAX			MAPPING_REC_MAX
 
 struct side_rec {
 	uint8_t *body;		/* the record without its trailer */
@@ -96,9 +98,7 @@ struct merge {
 	size_t *chain;
 	/* The records to add (not matched), oldest first, and the next one due. */
 	size_t *order, nr_order, due;
-	/* The processes perf recorded: an open-addressed set of pid + 1. */
-	uint32_t *pids;
-	size_t pids_cap, nr_pids;
+	struct pidset pids;		/* the processes perf recorded */
 	/* The times of each file's timed records: first and last. */
 	uint64_t in_first, in_last, side_first, side_last;
 	/* SipHash key of the spans' sums, random: the input's owner cannot aim at it. */
@@ -107,178 +107,16 @@ struct merge {
 	struct merge_stats *stats;
 };
 
-static int pid_add(struct merge *m, uint32_t pid)
-{
-	size_t j;
-
-	if (2 * (m->nr_pids + 1) > m->pids_cap) {
-		size_t cap = m->pids_cap ? 2 * m->pids_cap : 1024, i;
-		uint32_t *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -1;
-		for (i = 0; i < m->pids_cap; i++) {
-			if (!m->pids[i])
-				continue;
-			for (j = fnv1a(&m->pids[i], 4, FNV1A_INIT) & (cap - 1); n[j]; j = (j + 1) & (cap - 1))
-				;
-			n[j] = m->pids[i];
-		}
-		free(m->pids);
-		m->pids = n;
-		m->pids_cap = cap;
-	}
-	pid++;
-	for (j = fnv1a(&pid, 4, FNV1A_INIT) & (m->pids_cap - 1); m->pids[j];
-	     j = (j + 1) & (m->pids_cap - 1))
-		if (m->pids[j] == pid)
-			return 0;
-	m->pids[j] = pid;
-	m->nr_pids++;
-	return 0;
-}
-
-static int pid_known(const struct merge *m, uint32_t pid)
-{
-	size_t j;
-
-	if (!m->pids_cap)
-		return 0;
-	pid++;
-	for (j = fnv1a(&pid, 4, FNV1A_INIT) & (m->pids_cap - 1); m->pids[j];
-	     j = (j + 1) & (m->pids_cap - 1))
-		if (m->pids[j] == pid)
-			return 1;
-	return 0;
-}
-
-/*
- * The process a record of perf's is about, if it says: COMM, EXIT, FORK
- * (the child), MMAP and MMAP2 start with the pid.  1 and *@pid, or 0.
- */
-static int record_pid(const struct perf_event_header *h, uint32_t *pid)
-{
-	switch (h->type) {
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		if (h->size < sizeof(*h) + 4)
-			return 0;
-		memcpy(pid, h + 1, 4);
-		return *pid != (uint32_t)-1;
-	default:
-		return 0;
-	}
-}
-
 static int err_mem(const char *path)
 {
 	fprintf(stderr, "mmap3: %s: out of memory\n", path);
 	return -1;
 }
 
-static const char *mmap_name(const struct perf_event_header *h, size_t *max)
-{
-	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
-
-	*max = h->size > fixed ? h->size - fixed : 0;
-	return (const char *)h + fixed;
-}
-
-/* pid, tid, start, len, pgoff: the same place in MMAP and MMAP2. */
-#define MAPPING_KEY	(PERF_MMAP_FIXED - sizeof(struct perf_event_header))
-
-/* Same pid, range, offset and name; @a is a side record body. */
-static int same_mapping(const struct perf_event_header *a, const struct perf_event_header *b)
-{
-	size_t ma, mb;
-	const char *na = mmap_name(a, &ma), *nb = mmap_name(b, &mb);
-
-	if (memcmp(a + 1, b + 1, MAPPING_KEY))
-		return 0;
-	return !strncmp(na, nb, ma < mb ? ma : mb);
-}
-
-static int is_mmap(const struct perf_event_header *h)
-{
-	return h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2;
-}
-
-static int is_kernel(const struct perf_event_header *h)
-{
-	return (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-}
-
-static int is_user_mmap(const struct perf_event_header *h)
-{
-	return is_mmap(h) && !is_kernel(h);
-}
-
-static uint64_t map_start(const struct perf_event_header *h)
-{
-	uint64_t v;
-
-	memcpy(&v, (const uint8_t *)h + offsetof(struct perf_record_mmap, start), 8);
-	return v;
-}
-
-static uint64_t map_len(const struct perf_event_header *h)
-{
-	uint64_t v;
-
-	memcpy(&v, (const uint8_t *)h + offsetof(struct perf_record_mmap, len), 8);
-	return v;
-}
-
-/*
- * The module a kernel map is of, as perf names it: "[mmap3]" and
- * "/lib/modules/.../mmap3.ko" are both mmap3, "[kernel.kallsyms]_text"
- * is kernel.kallsyms; '-' and '_' are one.
- */
-static void kernel_map_name(const struct perf_event_header *h, char *out, size_t len)
-{
-	size_t max, i = 0;
-	const char *name = mmap_name(h, &max), *end = name + strnlen(name, max), *p;
-
-	if (name < end && name[0] == '[') {
-		name++;
-		p = memchr(name, ']', end - name);
-		end = p ? p : end;
-	} else {
-		for (p = name; p < end; p++)
-			if (*p == '/')
-				name = p + 1;
-		p = memchr(name, '.', end - name);
-		end = p ? p : end;
-	}
-	for (; name < end && i + 1 < len; name++)
-		out[i++] = *name == '-' ? '_' : *name;
-	out[i] = 0;
-}
-
 /* Same start and module: perf's kernel map @h is the side record @r's. */
 static int same_kernel_map(const struct side_rec *r, const struct perf_event_header *h)
 {
-	const struct perf_event_header *s = (const void *)r->body;
-	char a[256], b[256];
-
-	if (!is_mmap(s) || !is_kernel(s) || map_start(s) != map_start(h))
-		return 0;
-	kernel_map_name(s, a, sizeof(a));
-	kernel_map_name(h, b, sizeof(b));
-	return !strcmp(a, b);
-}
-
-/* Hash of what same_kernel_map() compares. */
-static uint64_t kernel_map_hash(const struct perf_event_header *h)
-{
-	uint64_t start = map_start(h);
-	char name[256];
-
-	kernel_map_name(h, name, sizeof(name));
-	return fnv1a(name, strlen(name), fnv1a(&start, sizeof(start), FNV1A_INIT));
+	return kernel_map_same((const void *)r->body, h);
 }
 
 /*
@@ -329,17 +167,9 @@ static int write_kernel_map(struct perf_writer *w, const struct perf_event_heade
 			    const struct side_rec *r)
 {
 	uint8_t buf[REC_MAX + 1];
-	uint64_t text_len;
-	char name[256];
 
-	kernel_map_name(h, name, sizeof(name));
-	if (!r || !strcmp(name, "kernel.kallsyms"))
+	if (!r || !kernel_map_cut(buf, h, (const void *)r->body))
 		return perf_writer_record(w, h);
-	text_len = map_len((const void *)r->body);
-	if (!text_len || text_len >= map_len(h))
-		return perf_writer_record(w, h);
-	memcpy(buf, h, h->size);
-	memcpy(buf + offsetof(struct perf_record_mmap, len), &text_len, 8);
 	return perf_writer_record(w, buf);
 }
 
@@ -359,7 +189,7 @@ static int load_side(struct merge *m)
 		const struct perf_event_header *h = rec.h;
 		struct side_rec *r;
 
-		if (!is_mmap(h) && h->type != PERF_RECORD_LOST_SAMPLES &&
+		if (!mapping_is_mmap(h) && h->type != PERF_RECORD_LOST_SAMPLES &&
 		    h->type != PERF_RECORD_LOST)
 			continue;
 		if (m->nr % 256 == 0) {
@@ -376,7 +206,7 @@ static int load_side(struct merge *m)
 			m->side_first = r->id.time;
 		if (r->id.time > m->side_last)
 			m->side_last = r->id.time;
-		if (is_mmap(h)) {
+		if (mapping_is_mmap(h)) {
 			r->body_size = h->size - m->side.id.size;
 			r->body = malloc(r->body_size);
 			if (!r->body)
@@ -403,15 +233,6 @@ static int load_side(struct merge *m)
 	if (ret < 0)
 		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
 	return ret;
-}
-
-/* Hash of what same_mapping() compares. */
-static uint64_t mapping_hash(const struct perf_event_header *h)
-{
-	size_t max;
-	const char *name = mmap_name(h, &max);
-
-	return fnv1a(name, strnlen(name, max), fnv1a(h + 1, MAPPING_KEY, FNV1A_INIT));
 }
 
 static const struct side_rec *sort_recs;
@@ -462,7 +283,7 @@ static struct side_rec *index_put(struct merge *m, size_t *index, uint64_t hash,
 
 static int same_user(const struct side_rec *a, const struct side_rec *b)
 {
-	return same_mapping((const void *)a->body, (const void *)b->body);
+	return mapping_same((const void *)a->body, (const void *)b->body);
 }
 
 static int same_kernel(const struct side_rec *a, const struct side_rec *b)
@@ -495,9 +316,9 @@ static int index_side(struct merge *m)
 		size_t k = m->order[i];
 		const struct perf_event_header *b = (const void *)m->recs[k].body;
 
-		if (is_user_mmap(b))
+		if (mapping_is_user(b))
 			head[k] = index_put(m, m->index, mapping_hash(b), k, same_user);
-		else if (is_mmap(b) && is_kernel(b))
+		else if (mapping_is_mmap(b) && mapping_is_kernel(b))
 			head[k] = index_put(m, m->kindex, kernel_map_hash(b), k, same_kernel);
 		if (head[k])
 			head[k]->chain_len++;
@@ -513,11 +334,11 @@ static int index_side(struct merge *m)
 	for (i = 0; i < m->nr; i++) {
 		size_t k = m->order[i];
 
-		if (head[k] && is_user_mmap((const void *)m->recs[k].body))
+		if (head[k] && mapping_is_user((const void *)m->recs[k].body))
 			m->chain[head[k]->chain_at + head[k]->chain_len++] = k;
 	}
 	for (i = 0; i < m->nr; i++)
-		if (head[i] && !is_user_mmap((const void *)m->recs[i].body))
+		if (head[i] && !mapping_is_user((const void *)m->recs[i].body))
 			m->chain[head[i]->chain_at + head[i]->chain_len++] = i;
 	free(head);
 	return 0;
@@ -545,7 +366,7 @@ static struct side_rec *find_side(struct merge *m, const struct perf_event_heade
 	for (j = mapping_hash(h) & (m->index_size - 1); m->index[j];
 	     j = (j + 1) & (m->index_size - 1)) {
 		m->stats->probes++;
-		if (same_mapping((const void *)m->recs[m->index[j] - 1].body, h)) {
+		if (mapping_same((const void *)m->recs[m->index[j] - 1].body, h)) {
 			first = &m->recs[m->index[j] - 1];
 			break;
 		}
@@ -717,8 +538,8 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 		if (r->matched)
 			continue;
 		/* A user mapping of a process perf did not record: not added. */
-		if (!m->opts->all_processes && is_user_mmap((const void *)r->body) &&
-		    !pid_known(m, r->id.pid)) {
+		if (!m->opts->all_processes && mapping_is_user((const void *)r->body) &&
+		    !pidset_has(&m->pids, r->id.pid)) {
 			m->stats->other_processes++;
 			continue;
 		}
@@ -739,29 +560,14 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 static int write_rewritten(struct merge *m, struct perf_writer *w,
 			   const struct perf_event_header *h, const struct side_rec *r)
 {
-	const struct perf_event_header *s = (const void *)r->body;
-	size_t grow = h->type == PERF_RECORD_MMAP ? PERF_MMAP2_FIXED - PERF_MMAP_FIXED : 0;
 	uint8_t buf[REC_MAX + 1];
-	struct perf_event_header o;
+	int size = mapping_give_build_id(buf, h, (const void *)r->body);
 
-	if (s->type != PERF_RECORD_MMAP2 || !(s->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
-		return perf_writer_record(w, h);
 	/* An MMAP too long to become MMAP2 keeps perf's record: counted. */
-	if (h->size + grow > REC_MAX) {
+	if (size < 0)
 		m->stats->too_long_rewritten++;
+	if (size <= 0)
 		return perf_writer_record(w, h);
-	}
-	/* Header and pid..pgoff from perf, build-id and prot/flags from mmap3. */
-	memcpy(buf, h, PERF_MMAP_FIXED);
-	memcpy(buf + PERF_MMAP_FIXED, (const uint8_t *)s + PERF_MMAP_FIXED,
-	       PERF_MMAP2_FIXED - PERF_MMAP_FIXED);
-	memcpy(buf + PERF_MMAP2_FIXED, (const uint8_t *)h + PERF_MMAP2_FIXED - grow,
-	       h->size - (PERF_MMAP2_FIXED - grow));
-	o.type = PERF_RECORD_MMAP2;
-	o.misc = (h->misc & ~PERF_RECORD_MISC_MMAP_DATA) | PERF_RECORD_MISC_MMAP_BUILD_ID |
-		 (s->misc & PERF_RECORD_MISC_MMAP_DATA);
-	o.size = (uint16_t)(h->size + grow);
-	memcpy(buf, &o, sizeof(o));
 	m->stats->rewritten++;
 	return perf_writer_record(w, buf);
 }
@@ -901,13 +707,13 @@ static int pass1(struct merge *m)
 	while ((ret = perf_reader_next(&m->in, &rec)) > 0) {
 		const struct perf_event_header *h = rec.h;
 		struct side_rec *r = NULL;
-		int kernel = is_mmap(h) && is_kernel(h), own = 0;
+		int kernel = mapping_is_mmap(h) && mapping_is_kernel(h), own = 0;
 		uint32_t pid;
 
 		/* A pipe's header records are in the output's header. */
 		if (rec.in_header)
 			continue;
-		if (record_pid(h, &pid) && pid_add(m, pid))
+		if (mapping_record_pid(h, &pid) && pidset_add(&m->pids, pid))
 			return err_mem(m->in.path);
 		/* perf's synthesized records (the processes already there) have time 0. */
 		if (rec.has_time && rec.time) {
@@ -916,7 +722,7 @@ static int pass1(struct merge *m)
 			if (rec.time > m->in_last)
 				m->in_last = rec.time;
 		}
-		if (is_user_mmap(h) && (r = find_side(m, h, rec.has_time, rec.time)))
+		if (mapping_is_user(h) && (r = find_side(m, h, rec.has_time, rec.time)))
 			r->matched = 1;
 		else if (kernel)
 			r = match_kernel_map(m, h);
@@ -1103,7 +909,7 @@ out:
 	free(m.index);
 	free(m.kindex);
 	free(m.chain);
-	free(m.pids);
+	pidset_free(&m.pids);
 	free(m.spans);
 	perf_reader_close(&m.in);
 	perf_reader_close(&m.side);

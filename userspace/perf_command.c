@@ -245,7 +245,7 @@ char *perf_command_buildid_dir(char **argv)
 		home = pw ? pw->pw_dir : NULL;
 	}
 	if (!home || !*home) {
-		fprintf(stderr, "mmap3 record: no HOME, and no home directory for uid %u: "
+		fprintf(stderr, "mmap3: no HOME, and no home directory for uid %u: "
 			"where perf keeps binaries is not known; give --capture DIR\n",
 			(unsigned int)geteuid());
 		return NULL;
@@ -253,4 +253,12 @@ char *perf_command_buildid_dir(char **argv)
 	if (asprintf(&dir, "%s/.debug", home) < 0)
 		return NULL;
 	return dir;
+}
+
+char *perf_buildid_dir(void)
+{
+	static char perf[] = "perf", record[] = "record";
+	char *argv[] = { perf, record, NULL };
+
+	return perf_command_buildid_dir(argv);
 }

@@ -28,4 +28,7 @@ const char *perf_command_has(char **argv, const char *const *opts);
  */
 char *perf_command_buildid_dir(char **argv);
 
+/* The same for the perf found in PATH, run without options. */
+char *perf_buildid_dir(void);
+
 #endif /* MMAP3_PERF_COMMAND_H */

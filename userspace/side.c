@@ -50,6 +50,24 @@ static const struct sample_id_layout side_id = {
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 
+/* Room for a record of @size bytes: in the file's write buffer, or the sink's. */
+static void *reserve(struct side_writer *s, size_t size)
+{
+	return s->sink ? s->scratch : perf_writer_reserve(&s->pf, size);
+}
+
+static int commit(struct side_writer *s, size_t size)
+{
+	if (s->sink)
+		return s->sink(s->sink_arg, s->scratch);
+	perf_writer_commit(&s->pf, size);
+	return 0;
+}
+
+static int emit(struct side_writer *s, const void *rec)
+{
+	return s->sink ? s->sink(s->sink_arg, rec) : perf_writer_record(&s->pf, rec);
+}
 
 /*
  * An entry's key: its cpumode, name and build-id, each with its length,
@@ -234,7 +252,7 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	if (size > UINT16_MAX)
 		return 0;
 	/* Written in place in the file's write buffer. */
-	r = perf_writer_reserve(&s->pf, size);
+	r = reserve(s, size);
 	if (!r)
 		return -1;
 	memset(r, 0, size);
@@ -266,7 +284,8 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
 	memcpy(r->filename, name, len);
 	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
-	perf_writer_commit(&s->pf, size);
+	if (commit(s, size))
+		return -1;
 	s->stats.mmaps++;
 	if (keep_status(s, m, ns))
 		return -1;
@@ -292,7 +311,7 @@ static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t add
 	r->pgoff = pgoff;
 	memcpy(r->filename, name, strlen(name));
 	put_trailer(r, size, (uint32_t)-1, 0, time, 0);
-	ret = perf_writer_record(&s->pf, r);
+	ret = emit(s, r);
 	free(r);
 	return ret;
 }
@@ -326,7 +345,7 @@ static int add_kernel(struct side_writer *s, const struct mmap3_record_kernel *k
 	char release[sizeof(k->release) + 1] = { 0 };
 
 	memcpy(release, k->release, sizeof(k->release));
-	if (perf_writer_string_feature(&s->pf, HEADER_OSRELEASE, release))
+	if (!s->sink && perf_writer_string_feature(&s->pf, HEADER_OSRELEASE, release))
 		return -1;
 	/* Hidden by kptr_restrict: the build-id still goes in the table. */
 	if (text && add_kernel_mmap(s, KERNEL_MMAP_NAME, text, ~0ULL - text, text,
@@ -365,7 +384,7 @@ static int add_lost(struct side_writer *s, const struct mmap3_record_lost *l)
 	memcpy(buf, &r, sizeof(r));
 	put_trailer(buf, sizeof(buf), (uint32_t)-1, (uint32_t)-1, l->header.time, 0);
 	count_add(&s->stats.lost, l->lost);
-	return perf_writer_record(&s->pf, buf);
+	return emit(s, buf);
 }
 
 void side_session_end(struct side_writer *s, uint64_t time)
@@ -431,9 +450,29 @@ int side_open(struct side_writer *s, const char *path, int clock)
 	return 0;
 }
 
+int side_open_sink(struct side_writer *s, int (*sink)(void *arg, const void *rec), void *arg)
+{
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	s->scratch = malloc(UINT16_MAX + 1);
+	if (!s->scratch) {
+		fprintf(stderr, "mmap3: out of memory\n");
+		return -1;
+	}
+	s->sink = sink;
+	s->sink_arg = arg;
+	if (!stat("/proc/self/ns/mnt", &st))
+		s->own_mnt_ns = (uint64_t)st.st_ino;
+	return 0;
+}
+
 /* The writer's tables, whether the file was written or not. */
 static void side_free(struct side_writer *s)
 {
+	free(s->scratch);
+	s->scratch = NULL;
 	free(s->table);
 	free(s->seen);
 	free(s->status);
@@ -473,6 +512,7 @@ int side_close(struct side_writer *s)
 
 void side_abort(struct side_writer *s)
 {
-	perf_writer_abort(&s->pf);
+	if (!s->sink)
+		perf_writer_abort(&s->pf);
 	side_free(s);
 }

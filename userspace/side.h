@@ -78,6 +78,10 @@ struct side_writer {
 	struct kmod_index *kmods;
 	/* The session's span, in its clock: HEADER_SAMPLE_TIME. */
 	uint64_t first_time, last_time;
+	/* side_open_sink(): each record to @sink, not to a file. */
+	int (*sink)(void *arg, const void *rec);
+	void *sink_arg;
+	uint8_t *scratch;
 };
 
 /* @clock: MMAP3_CLOCK_LOCAL or a clockid, as set on the session. */
@@ -91,6 +95,14 @@ int side_add(struct side_writer *s, const struct mmap3_record_header *h);
  */
 void side_session_end(struct side_writer *s, uint64_t time);
 int side_close(struct side_writer *s);
+/* Give up the file (or, for a sink, just free what the writer holds). */
 void side_abort(struct side_writer *s);
+
+/*
+ * No file: each perf record side_add() makes, with the side file's
+ * trailer, goes to @sink (mmap3 inject); the HEADER_BUILD_ID entries
+ * gather in ->table as for a file.  side_abort() frees it.
+ */
+int side_open_sink(struct side_writer *s, int (*sink)(void *arg, const void *rec), void *arg);
 
 #endif /* MMAP3_SIDE_H */
