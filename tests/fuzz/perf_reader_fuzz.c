@@ -6,7 +6,10 @@
  * out only what it promised: records inside the data section, in order,
  * 8-byte aligned, with their type's fields, names that end in a NUL, a
  * build-id table whose every entry reads; then mmap3 dump must print it
- * all (escaped, as text or JSON).  ASan and UBSan catch the rest.  Run
+ * all (escaped, as text or JSON).  The same bytes read as a stream (as
+ * mmap3 inject reads perf's pipe) must give records back to back, each
+ * with its payload whole, up to the input's end, or the one-line error.
+ * ASan and UBSan catch the rest.  Run
  * by tests/fuzz/run, with -close_fd_mask=2 for the tool's error lines.
  */
 #include <fcntl.h>
@@ -99,6 +102,57 @@ static void check_header(struct perf_reader *r)
 		abort();
 }
 
+static int count_payload(void *arg, const void *buf, size_t len)
+{
+	(void)buf;
+	*(uint64_t *)arg += len;
+	return 0;
+}
+
+/* The input as a stream: perf_reader_open_stream() on a file read once. */
+static void check_stream(size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);	/* its own offset */
+	uint64_t end = sizeof(struct perf_pipe_file_header);
+	struct perf_reader r;
+	struct perf_rec rec;
+	int ret;
+
+	if (fd < 0)
+		abort();
+	if (perf_reader_open_stream(&r, fd, "fuzz")) {
+		if (strncmp(perf_reader_error(&r), "fuzz: offset ", 13))
+			abort();
+		return;
+	}
+	while ((ret = perf_reader_next(&r, &rec)) > 0) {
+		const struct perf_event_header *h = rec.h;
+		uint64_t got = 0;
+
+		if ((uintptr_t)h % 8 || h->size < sizeof(*h) || rec.offset != end ||
+		    rec.offset + h->size > size)
+			abort();
+		if (r.attrs_ready && h->type < PERF_RECORD_USER_TYPE_START &&
+		    h->type != PERF_RECORD_SAMPLE && h->size < sizeof(*h) + r.id.size)
+			abort();
+		end = rec.offset + h->size + rec.payload;
+		/* Odd records: the payload read; even ones: skipped by the next call. */
+		if (rec.payload && h->size % 16 == 8) {
+			if (perf_reader_payload(&r, count_payload, &got)) {
+				ret = -1;
+				break;
+			}
+			if (got != rec.payload)
+				abort();
+		}
+	}
+	if (ret < 0 && strncmp(perf_reader_error(&r), "fuzz: offset ", 13))
+		abort();
+	if (!ret && end != size)
+		abort();
+	perf_reader_close(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv[] = { "dump", "--json", path, NULL };
@@ -106,6 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
+	check_stream(size);
 	if (perf_reader_open_fd(&r, fcntl(memfd, F_DUPFD_CLOEXEC, 0), "fuzz")) {
 		if (strncmp(perf_reader_error(&r), "fuzz: offset ", 13))
 			abort();

@@ -314,6 +314,133 @@ static int next_record(struct perf_reader *r, const struct perf_event_header **r
 	return 1;
 }
 
+/*
+ * Stream mode: [r->buf_off, r->buf_off + r->buf_len) is what was read of
+ * the stream and not yet passed on.  Drop what lies before @off and read
+ * until @len bytes from @off are there, or the stream ends.  Returns the
+ * bytes there from @off (fewer than @len only at the end), or -1.
+ */
+static long stream_fill(struct perf_reader *r, uint64_t off, size_t len)
+{
+	size_t drop = (size_t)(off - r->buf_off);
+
+	if (drop) {
+		memmove(r->buf, r->buf + drop, r->buf_len - drop);
+		r->buf_len -= drop;
+		r->buf_off = off;
+	}
+	if (r->buf_cap < len) {
+		size_t cap = len < 65536 ? 65536 : len;
+		uint8_t *n = realloc(r->buf, cap);
+
+		if (!n)
+			return fail(r, off, "out of memory");
+		r->buf = n;
+		r->buf_cap = cap;
+	}
+	while (r->buf_len < len && !r->stream_end) {
+		ssize_t n = read(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(r, off + r->buf_len, "cannot read the stream: %s",
+				    strerror(errno));
+		if (!n)
+			r->stream_end = 1;
+		r->buf_len += (size_t)n;
+	}
+	return (long)(r->buf_len < len ? r->buf_len : len);
+}
+
+int perf_reader_payload(struct perf_reader *r, int (*sink)(void *arg, const void *buf, size_t len),
+			void *arg)
+{
+	uint64_t at = r->pos - r->payload_left;
+
+	while (r->payload_left) {
+		size_t want = r->payload_left < BUF_SIZE ? (size_t)r->payload_left : BUF_SIZE;
+		long n = stream_fill(r, at, want);
+
+		if (n < 0)
+			return -1;
+		if (!n)
+			return fail(r, at, "the stream ends inside a record's payload (%llu bytes "
+				    "short)", (unsigned long long)r->payload_left);
+		if (sink && sink(arg, r->buf, (size_t)n))
+			return -1;
+		at += (uint64_t)n;
+		r->payload_left -= (uint64_t)n;
+	}
+	return 0;
+}
+
+static int check_attrs(struct perf_reader *r);
+static int map_ids(struct perf_reader *r);
+static int add_attr(struct perf_reader *r, const uint8_t *raw, uint32_t size,
+		    const void *ids, uint64_t nr_ids, uint64_t off);
+
+/*
+ * The next record of a stream.  Its attrs come as records first: they
+ * are taken as they come, and must all be there by the first record
+ * that has a sample_id trailer or a sample.
+ */
+static int stream_next(struct perf_reader *r, const struct perf_event_header **rec,
+		       uint64_t *payload)
+{
+	uint64_t off;
+	struct perf_event_header h;
+	long n;
+	char t[48];
+
+	if (perf_reader_payload(r, NULL, NULL))
+		return -1;
+	off = r->pos;
+	n = stream_fill(r, off, sizeof(h));
+	if (n <= 0)
+		return (int)n;
+	if ((size_t)n < sizeof(h))
+		return fail(r, off, "the stream ends inside a record header (%ld of 8 bytes)", n);
+	memcpy(&h, r->buf, sizeof(h));
+	if (h.size < sizeof(h))
+		return fail(r, off, "record of type %s has size %u, expected at least 8",
+			    type_str(h.type, t, sizeof(t)), h.size);
+	n = stream_fill(r, off, h.size);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < h.size)
+		return fail(r, off, "the stream ends inside a record of type %s (%ld of %u "
+			    "bytes)", type_str(h.type, t, sizeof(t)), n, h.size);
+	if (h.type < PERF_RECORD_USER_TYPE_START && !r->attrs_ready) {
+		if (!r->nr_attrs)
+			return fail(r, off, "a record of type %s before any ATTR record, expected "
+				    "the attrs first", type_str(h.type, t, sizeof(t)));
+		if (check_attrs(r) || (r->time_at == -2 && map_ids(r)))
+			return -1;
+		r->attrs_ready = 1;
+	}
+	if (check_record(r, (const void *)r->buf, off, UINT64_MAX, r->attrs_ready, payload))
+		return -1;
+	if (h.type == PERF_RECORD_HEADER_ATTR) {
+		const uint8_t *p = r->buf;
+		uint32_t asize;
+
+		if (r->attrs_ready)
+			return fail(r, off, "an ATTR record after the records, expected every "
+				    "attr first (as perf record writes them)");
+		memcpy(&asize, p + sizeof(h) + offsetof(struct perf_event_attr, size), 4);
+		if (!asize)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (add_attr(r, p + sizeof(h), asize, p + sizeof(h) + asize,
+			     (h.size - sizeof(h) - asize) / 8, off))
+			return -1;
+	}
+	*rec = (const void *)r->buf;
+	r->payload_left = *payload;
+	r->pos = off + h.size + *payload;
+	return 1;
+}
+
 static int add_attr(struct perf_reader *r, const uint8_t *raw, uint32_t size,
 		    const void *ids, uint64_t nr_ids, uint64_t off)
 {
@@ -817,6 +944,42 @@ int perf_reader_open(struct perf_reader *r, const char *path)
 	return perf_reader_open_fd(r, fd, path);
 }
 
+int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name)
+{
+	struct perf_pipe_file_header ph;
+	long n;
+
+	memset(r, 0, sizeof(*r));
+	r->path = name;
+	r->fd = fd;
+	r->stream = r->pipe = 1;
+	n = stream_fill(r, 0, sizeof(ph));
+	if (n < 0)
+		goto err;
+	if ((size_t)n < sizeof(ph)) {
+		fail(r, 0, "%ld bytes, too short for a perf.data header", n);
+		goto err;
+	}
+	memcpy(&ph, r->buf, sizeof(ph));
+	if (ph.magic != PERF_MAGIC2) {
+		fail(r, 0, "not perf's data: magic 0x%016llx, expected \"PERFILE2\"",
+		     (unsigned long long)ph.magic);
+		goto err;
+	}
+	if (ph.size != sizeof(ph)) {
+		fail(r, 8, "a file-mode header (%llu bytes), expected perf's pipe mode (16): "
+		     "perf record -o - writes it", (unsigned long long)ph.size);
+		goto err;
+	}
+	r->data_offset = sizeof(ph);
+	r->data_size = UINT64_MAX - sizeof(ph);
+	r->pos = r->data_offset;
+	return 0;
+err:
+	perf_reader_close(r);
+	return -1;
+}
+
 void perf_reader_close(struct perf_reader *r)
 {
 	unsigned int i;
@@ -868,7 +1031,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_rec *rec)
 {
 	const struct perf_event_header *h;
 	uint64_t payload;
-	int ret = next_record(r, &h, &payload, 1);
+	int ret = r->stream ? stream_next(r, &h, &payload) : next_record(r, &h, &payload, 1);
 
 	if (ret <= 0)
 		return ret;

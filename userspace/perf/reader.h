@@ -78,6 +78,9 @@ struct perf_reader {
 	uint64_t buf_off;
 	uint8_t *copy;			/* a record that was not 8-byte aligned */
 	size_t copy_cap;
+	/* Stream mode: read once, in order (perf_reader_open_stream()). */
+	int stream, stream_end, attrs_ready;
+	uint64_t payload_left;		/* of the last record, not yet read */
 	char error[512];
 };
 
@@ -89,6 +92,22 @@ int perf_reader_open(struct perf_reader *r, const char *path);
 /* The same for @fd, which the reader then owns; @name is for messages. */
 int perf_reader_open_fd(struct perf_reader *r, int fd, const char *name);
 void perf_reader_close(struct perf_reader *r);
+
+/*
+ * Read @fd (a pipe: perf record -o -) once, in order, as perf's pipe
+ * mode comes: the attrs as their records come, each record checked as
+ * in a file, the data's end the stream's.  Only perf_reader_next() and
+ * perf_reader_payload() apply.  The reader owns @fd.
+ */
+int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name);
+
+/*
+ * Stream mode: the payload that follows the last record (AUXTRACE data,
+ * tracing data) handed to @sink in pieces of at most 1 MiB, or skipped
+ * with @sink NULL (as the next perf_reader_next() does).  0, or -1.
+ */
+int perf_reader_payload(struct perf_reader *r, int (*sink)(void *arg, const void *buf, size_t len),
+			void *arg);
 
 /* "PATH: offset N: what was expected", for the last -1 returned. */
 const char *perf_reader_error(const struct perf_reader *r);
