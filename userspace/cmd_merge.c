@@ -79,7 +79,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!strcmp(out, "-") || !strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")) {
 		fprintf(stderr, "mmap3 merge: '-': merge reads and writes perf.data files, not "
-			"streams (perf record -o - | perf inject -o FILE makes one)\n");
+			"streams (a pipe: perf record -o - | mmap3 inject | perf report -i -)\n");
 		return 2;
 	}
 	if (merge_files(argv[optind], argv[optind + 1], out, &mo, &st))

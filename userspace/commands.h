@@ -9,6 +9,7 @@ int cmd_version(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_buildid(int argc, char **argv);
 

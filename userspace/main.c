@@ -46,6 +46,7 @@ static const struct command {
 } commands[] = {
 	{ "buildid", cmd_buildid, "build-id of PATH, --pid PID, --kernel or --module NAME, as the module sees it" },
 	{ "dump", cmd_dump, "print what a perf.data or side file holds (--json)" },
+	{ "inject", cmd_inject, "a stage in perf's pipe: perf record -o - | mmap3 inject | perf report -i -" },
 	{ "merge", cmd_merge, "merge a side file into perf.data: mmap3's build-ids for perf" },
 	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },
 	{ "stat", cmd_stat, "the module's cache and queue statistics" },

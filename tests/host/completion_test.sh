@@ -28,7 +28,7 @@ has() { grep -qx -- "$1"; }
 
 check "mmap3 re<TAB>: record" test "$(comp mmap3 re)" = record
 check "mmap3 <TAB>: every subcommand" \
-	test "$(comp mmap3 '' | tr '\n' ' ')" = "--help --version buildid dump help merge record stat version "
+	test "$(comp mmap3 '' | tr '\n' ' ')" = "--help --version buildid dump help inject merge record stat version "
 check "mmap3 record --ca<TAB>: the capture options" \
 	test "$(comp mmap3 record --ca | tr '\n' ' ')" = "--capture --capture-max-file --capture-max-seconds --capture-max-total "
 check "mmap3 record -k mo<TAB>: the clocks perf -k takes" \
@@ -46,7 +46,7 @@ check "mmap3 record -- perf rec<TAB>: no mmap3 option after --" \
 check "mmap3 help <TAB>: the subcommands" sh -c "echo '$(comp mmap3 help '')' | grep -qx merge"
 
 # Each subcommand's options as its --help gives them, and as completed.
-for cmd in record merge dump buildid stat version; do
+for cmd in record inject merge dump buildid stat version; do
 	# The option lines ("  -o, --output FILE"), and --help, which every one takes.
 	helped=$({ "$mmap3" "$cmd" --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' |
 		   grep -o -- '--[a-z-]*'; echo --help; } | sort -u | tr '\n' ' ')

@@ -21,7 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tap_tmpdir || exit 1
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
-commands="record merge dump buildid stat"
+commands="record inject merge dump buildid stat"
 for page in mmap3 $(printf 'mmap3-%s ' $commands); do
 	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$top/docs/$page.1" >groff.err 2>&1
 	check "$page(1) renders without a warning" test ! -s groff.err
@@ -43,7 +43,7 @@ check "... where man finds what 'mmap3 help record' opens" \
 make -s -C "$top" uninstall DESTDIR="$tmp/root" PREFIX=/usr >>install.log 2>&1
 check "make uninstall removes them all" sh -c "test -z \"\$(find root -type f)\""
 
-for c in record merge dump buildid stat version; do
+for c in record inject merge dump buildid stat version; do
 	"$mmap3" $c --help >help.txt 2>&1
 	page=mmap3-$c.txt
 	[ -e $page ] || page=mmap3.txt

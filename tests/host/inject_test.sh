@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmap3 inject, the pipe stage (issue #23, 1), with the stand-in device
+# and the host's perf record: perf's stream goes through whole (every
+# record, in an order perf reads without complaint), mmap3's records of
+# processes perf did not record stay out unless asked for, -o writes a
+# file as merge does (0600, the old one kept as .old, never an input),
+# and what is not perf's pipe-mode data, a terminal, or a reader that
+# goes away are said, not taken.  Judged by the host's perf and sid's
+# (tap_perfs).  The feed thread beside the main one runs under TSan too.
+# Prints TAP.
+#
+#   tests/host/inject_test.sh MMAP3-FAKE MMAP3-FAKE-TSAN
+set -u
+
+fake=$1
+tsan=$2
+. "$(dirname "$0")/../lib/tap.sh"
+tap_tmpdir || exit 1
+
+if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
+	tap_skip "perf record does not work on this machine"
+	tap_done
+	exit
+fi
+export HOME=$tmp/home PERF_CONFIG=/dev/null MMAP3_FAKE=rate=200
+
+# A workload that maps and runs for a while, so perf writes rounds.
+printf '#include <dlfcn.h>\n#include <unistd.h>\nint main(void) { int i; for (i = 0; i < 40; i++) { void *h = dlopen("libm.so.6", RTLD_NOW); if (h) dlclose(h); usleep(10000); } return 0; }\n' >w.c
+cc -O1 -o w w.c -ldl
+
+for perf in $(tap_perfs); do
+	by=$(tap_perf_label $perf)
+	$perf record -q -e cpu-clock -o - -- ./w 2>/dev/null | tee alone.data |
+		"$fake" inject 2>err >injected.data
+	rc=$?
+	sed 's/^/# /' err
+	check "$by record -o - | mmap3 inject: status 0 (got $rc)" test $rc -eq 0
+	check "... binaries kept where perf looks by default, and said so" \
+		grep -q "capturing binaries into $tmp/home/.debug, where perf looks" err
+	$perf script -i alone.data --show-mmap-events -F comm,pid,tid,time,ip,event 2>alone.err >alone.txt
+	$perf script -i injected.data --show-mmap-events -F comm,pid,tid,time,ip,event 2>inj.err >inj.txt
+	check "... $by reads what comes out" sh -c "test -s inj.txt && ! grep -qi 'error\|failed' inj.err"
+	check "... every one of perf's records passes through ($(wc -l <alone.txt) lines)" \
+		sh -c "grep -v ' 4242/4242: ' inj.txt | diff - alone.txt"
+	check "... the stand-in's process (4242), which perf did not record, stays out" \
+		sh -c "! grep -q ' 4242/' inj.txt"
+	check "... and inject says it left its mappings out" \
+		grep -q "left out [0-9]* mappings of processes perf did not record" err
+	ooo=$($perf report -i injected.data --stdio 2>&1 | sed -n 's/^\([0-9]*\) out of order events.*/\1/p')
+	check "... nothing out of time order (perf counts ${ooo:-0})" test "${ooo:-0}" -eq 0
+
+	$perf record -q -e cpu-clock -o - -- ./w 2>/dev/null |
+		"$fake" inject --all-processes --no-capture -o all.data 2>err
+	$perf script -i all.data --show-mmap-events -F pid,time,event 2>/dev/null >all.txt
+	n=$(grep -c ' 4242/4242: ' all.txt)
+	check "... --all-processes adds them ($n)" \
+		test "$n" -gt 0
+	ooo=$($perf report -i all.data --stdio 2>&1 | sed -n 's/^\([0-9]*\) out of order events.*/\1/p')
+	check "... and perf finds none out of order (${ooo:-0})" test "${ooo:-0}" -eq 0
+done
+
+# -o: as merge writes files.
+echo previous >out.data
+"$fake" inject --no-capture -i alone.data -o out.data 2>err
+check "-o FILE: created 0600" sh -c "stat -c %a out.data | grep -qx 600"
+check "... the file that was there kept as FILE.old" grep -qx previous out.data.old
+"$fake" inject --no-capture -i alone.data -o alone.data 2>err
+check "-o the input: refused (status $?)" grep -q "one file cannot be both" err
+ln -s out.data link.data
+"$fake" inject --no-capture -i alone.data -o link.data 2>err
+check "-o a symbolic link: refused" sh -c "test -L link.data && grep -q 'symbolic link' err"
+
+# What is not perf's pipe-mode data is said, with the offset.
+perf record -q -e cpu-clock -o file.data -- true 2>/dev/null
+"$fake" inject --no-capture -i file.data >x.data 2>err
+check "a file-mode perf.data: refused, saying perf record -o - makes the stream" \
+	grep -q "offset 8: a file-mode header .* perf record -o - writes it" err
+head -c 3000 alone.data >cut.data
+"$fake" inject --no-capture -i cut.data >x.data 2>err
+check "a stream cut inside a record: status 1, the offset said" \
+	sh -c "test $? -eq 1 && grep -q 'cut.data: offset [0-9]*: the stream ends inside' err"
+printf 'not perf data at all' | "$fake" inject --no-capture >x.data 2>err
+check "not perf's data: refused by its magic" grep -q "not perf's data: magic" err
+python3 -c 'import pty, subprocess, sys; pty.spawn(sys.argv[1:])' "$fake" inject --no-capture \
+	-i alone.data >tty.txt 2>&1
+check "standard output a terminal: refused, saying where to pipe it" \
+	grep -q "standard output is a terminal" tty.txt
+
+# The reader goes away: said, not a death by SIGPIPE.
+{ head -c 2000 alone.data; sleep 1; tail -c +2001 alone.data; } |
+	"$fake" inject --no-capture 2>err | true
+check "the pipe's reader gone: said" grep -q "the reader closed the pipe" err
+
+# The feed thread and the main one, under ThreadSanitizer.
+perf record -q -e cpu-clock -o - -- ./w 2>/dev/null |
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$tsan" inject --no-capture >/dev/null 2>tsan.err
+rc=${PIPESTATUS[1]}
+grep -m 5 'WARNING: ThreadSanitizer' tsan.err | sed 's/^/# /'
+check "under TSan: no data race (status $rc)" test "$rc" -eq 0
+
+tap_done

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/cmd_inject.c - mmap3 inject: options, messages and exit
+ * status; the pipe stage itself is inject.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "capture_worker.h"
+#include "cmd_common.h"
+#include "commands.h"
+#include "inject.h"
+#include "perf_command.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mmap3 inject [-i IN] [-o OUT] [--capture DIR | --no-capture]\n"
+		"                    [--capture-max-file BYTES] [--capture-max-total BYTES]\n"
+		"                    [--capture-max-seconds N] [--all-processes]\n"
+		"                    [--buffer-size BYTES] [--module-dir DIR]... [--quiet]\n"
+		"\n"
+		"A stage in perf's pipe, as perf inject is:\n"
+		"\n"
+		"  perf record -o - ... | mmap3 inject | perf report -i -\n"
+		"\n"
+		"Open a session of its own at once, and pass perf's stream on with\n"
+		"mmap3's records merged in as they come: perf's mappings given the\n"
+		"build-ids really mapped, modules loaded since and mappings perf missed\n"
+		"added, of the processes perf recorded only.  Binaries are kept where\n"
+		"perf looks for them (perf's buildid.dir, else ~/.debug; under sudo the\n"
+		"invoking user's), so perf report at the end of the pipe resolves a\n"
+		"binary replaced during the session with no option.\n"
+		"\n"
+		"  -i, --input IN        perf's pipe-mode data (default: standard input)\n"
+		"  -o, --output OUT      perf's pipe-mode data with mmap3's (default:\n"
+		"                        standard output); a file is created 0600 and\n"
+		"                        appears when complete; one that exists is kept\n"
+		"                        as OUT.old\n"
+		"  -c, --capture DIR     keep binaries in DIR instead (perf --buildid-dir DIR)\n"
+		"      --no-capture      keep no binaries\n"
+		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
+		"                        suffixes; 0: no limit; default %lluM)\n"
+		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
+		"      --capture-max-seconds N  give up a file not read in N seconds (0: no\n"
+		"                        limit; default %d)\n"
+		"  -a, --all-processes   add mmap3's records of every process\n"
+		"  -b, --buffer-size N   the session's kernel buffer (64k to 1G, default 4M)\n"
+		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable)\n"
+		"  -q, --quiet           no summary: warnings and errors only\n",
+		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, CAPTURE_MAX_SECONDS);
+}
+
+static struct kmod_index kmods;
+
+static void report(const struct inject_opts *o, const struct inject_stats *st, int quiet)
+{
+	if (!quiet)
+		fprintf(stderr, "mmap3 inject: %llu of perf's mappings given mmap3's build-id, "
+			"%llu records added; %llu rounds waited for the module\n",
+			(unsigned long long)st->rewritten, (unsigned long long)st->added,
+			(unsigned long long)st->flushes);
+	if (st->other_processes && !quiet)
+		fprintf(stderr, "mmap3 inject: left out %llu mappings of processes perf did not "
+			"record (--all-processes adds them)\n",
+			(unsigned long long)st->other_processes);
+	if (o->capture_dir && !quiet)
+		fprintf(stderr, "mmap3 inject: captured %llu files (%llu MB) in %s, %llu there "
+			"already, %llu changed after mapping\n",
+			(unsigned long long)st->capture.stored,
+			(unsigned long long)(st->capture.bytes >> 20), o->capture_dir,
+			(unsigned long long)st->capture.cached,
+			(unsigned long long)st->capture.changed);
+	if (o->capture_dir)
+		capture_report_skipped(&st->capture, o->capture_dir);
+	if (st->nothing_live)
+		fprintf(stderr, "mmap3 inject: WARNING: perf's records all come before this "
+			"session started: nothing of mmap3's was added; for a perf.data recorded "
+			"before, record a side file beside it (mmap3 record) and use mmap3 merge\n");
+	if (st->late)
+		fprintf(stderr, "mmap3 inject: WARNING: %llu of mmap3's records came after perf "
+			"had delivered their time: perf report takes them late\n",
+			(unsigned long long)st->late);
+	if (st->too_long)
+		fprintf(stderr, "mmap3 inject: WARNING: %llu records past perf's record size of "
+			"64 KiB with its sample_id: left as perf wrote them, or out\n",
+			(unsigned long long)st->too_long);
+	if (st->dropped)
+		fprintf(stderr, "mmap3 inject: WARNING: %llu of mmap3's records dropped: more "
+			"than 256 MiB waited for perf's stream\n", (unsigned long long)st->dropped);
+	if (st->session_lost)
+		fprintf(stderr, "mmap3 inject: WARNING: the session lost %llu records: some "
+			"mappings may lack mmap3's build-id; use a larger --buffer-size\n",
+			(unsigned long long)st->session_lost);
+	if (st->capture_failed)
+		fprintf(stderr, "mmap3 inject: capturing files into %s failed (see above); "
+			"stopped capturing there\n", o->capture_dir);
+}
+
+static int inject(int argc, char **argv)
+{
+	enum { OPT_NO_CAPTURE = 256, OPT_MAX_FILE, OPT_MAX_TOTAL, OPT_MAX_SECONDS };
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "capture", required_argument, NULL, 'c' },
+		{ "no-capture", no_argument, NULL, OPT_NO_CAPTURE },
+		{ "capture-max-file", required_argument, NULL, OPT_MAX_FILE },
+		{ "capture-max-total", required_argument, NULL, OPT_MAX_TOTAL },
+		{ "capture-max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
+		{ "all-processes", no_argument, NULL, 'a' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "module-dir", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inject_opts o = {
+		.capture_max_file = CAPTURE_MAX_FILE,
+		.capture_max_total = CAPTURE_MAX_TOTAL,
+		.capture_max_seconds = CAPTURE_MAX_SECONDS,
+		.kmods = &kmods,
+	};
+	struct inject_stats st;
+	int c, no_capture = 0, quiet = 0, ret;
+	char *dir = NULL, modules[300];
+	uint64_t *size;
+	struct utsname u;
+
+	uname(&u);
+	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
+	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
+
+	while ((c = getopt_long(argc, argv, "i:o:c:ab:m:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'c':
+			o.capture_dir = optarg;
+			break;
+		case OPT_NO_CAPTURE:
+			no_capture = 1;
+			break;
+		case OPT_MAX_FILE:
+		case OPT_MAX_TOTAL:
+		case OPT_MAX_SECONDS:
+		case 'b':
+			size = c == OPT_MAX_FILE ? &o.capture_max_file :
+			       c == OPT_MAX_TOTAL ? &o.capture_max_total :
+			       c == OPT_MAX_SECONDS ? &o.capture_max_seconds : &o.buffer_size;
+			if (parse_size(optarg, size)) {
+				fprintf(stderr, "mmap3 inject: %s: expected a number of %s\n", optarg,
+					c == OPT_MAX_SECONDS ? "seconds" : "bytes (k, M, G suffixes)");
+				return 2;
+			}
+			break;
+		case 'a':
+			o.all_processes = 1;
+			break;
+		case 'm':
+			if (kmod_add_dir(&kmods, optarg)) {
+				fprintf(stderr, "mmap3 inject: --module-dir %s: %s\n", optarg,
+					errno == E2BIG ? "too many directories" : strerror(errno));
+				return 2;
+			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (no_capture && o.capture_dir) {
+		fprintf(stderr, "mmap3 inject: --capture and --no-capture: give one\n");
+		return 2;
+	}
+	if (o.input && o.output && strcmp(o.input, "-") && !strcmp(o.input, o.output)) {
+		fprintf(stderr, "mmap3 inject: -i %s and -o %s: one file cannot be both\n",
+			o.input, o.output);
+		return 2;
+	}
+	if (!no_capture && !o.capture_dir) {
+		dir = perf_buildid_dir();
+		if (!dir)
+			return 1;
+		o.capture_dir = dir;
+		if (!quiet)
+			fprintf(stderr, "mmap3 inject: capturing binaries into %s, where perf looks "
+				"for them (--no-capture: none)\n", dir);
+	}
+	ret = inject_run(&o, &st) ? 1 : 0;
+	report(&o, &st, quiet);
+	if (st.capture_failed)
+		ret = 1;
+	free(dir);
+	return ret;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	int ret = inject(argc, argv);
+
+	kmod_free(&kmods);
+	return ret;
+}

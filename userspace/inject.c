@@ -1,0 +1,1233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace/inject.c - mmap3 inject: mmap3's records merged into perf's
+ * pipe-mode stream as it comes.
+ *
+ * Two threads and the capture worker.  The feed thread reads the session
+ * and nothing else, so the module's buffer is emptied whatever perf and
+ * the reader at the end of the pipe do; it turns each record into perf's
+ * terms (side.c) and queues it, up to INJECT_QUEUE_MAX bytes.  The main
+ * thread reads perf's stream a round at a time (perf record writes a
+ * FINISHED_ROUND after each pass over its buffers), gives the round's
+ * mappings mmap3's build-ids and writes it out.
+ *
+ * Where mmap3's own records go.  perf report sorts records by time only
+ * within a window: at each FINISHED_ROUND it delivers what is not newer
+ * than the newest record it had read at the round before.  So a record
+ * of mmap3's with time T is written before the FINISHED_ROUND that
+ * delivers T, and no sooner: until then one of perf's records of the same
+ * mapping may still come, which takes mmap3's build-id instead.  A record
+ * stays matchable for one more round after it is written, then is freed:
+ * what is held is what a couple of rounds hold, however long the session.
+ *
+ * Waiting.  perf's record of a mapping is made at the same moment as
+ * mmap3's, but mmap3's may still be in the module (its build-id being
+ * read).  A round with a mapping not seen yet asks the module to FLUSH
+ * (bounded by the module's read timeout) and takes what the feed thread
+ * then reads; perf's records from /proc at its start (time 0) wait for the
+ * session's state dump instead.  Mappings mmap3 never records (anonymous
+ * memory, data mappings) wait for nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture_worker.h"
+#include "count.h"
+#include "device.h"
+#include "inject.h"
+#include "mapping.h"
+#include "outfile.h"
+#include "perf/reader.h"
+#include "pidset.h"
+#include "side.h"
+
+/* What the feed thread may queue for the main thread: past it, dropped and counted. */
+#define INJECT_QUEUE_MAX	(256U << 20)
+/* A round of perf's held before it is written, at most (perf rounds are its buffers' size). */
+#define ROUND_MAX		(64U << 20)
+/* How long a round waits for the state dump, and for a FLUSH to be read. */
+#define DUMP_WAIT_SECONDS	60
+#define SYNC_WAIT_SECONDS	10
+#define OUT_BUF			(1U << 20)
+
+#define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
+
+/* ---- the output: perf's pipe mode, to a pipe or a file ---- */
+
+struct out {
+	const char *name;
+	int fd;
+	struct outfile file;
+	struct outfile_input input;	/* the outfile's to check, until committed */
+	int is_file;
+	uint8_t *buf;
+	size_t len;
+	int failed;
+};
+
+static int out_flush(struct out *o)
+{
+	size_t done = 0;
+
+	while (done < o->len && !o->failed) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (errno == EPIPE)
+				fprintf(stderr, "mmap3 inject: %s: the reader closed the pipe "
+					"(did perf report exit?)\n", o->name);
+			else
+				fprintf(stderr, "mmap3 inject: %s: cannot write: %s\n", o->name,
+					strerror(errno));
+			o->failed = 1;
+		}
+		done += n > 0 ? (size_t)n : 0;
+	}
+	o->len = 0;
+	return o->failed ? -1 : 0;
+}
+
+static int out_write(struct out *o, const void *p, size_t n)
+{
+	while (n && !o->failed) {
+		size_t room = OUT_BUF - o->len, k = n < room ? n : room;
+
+		memcpy(o->buf + o->len, p, k);
+		o->len += k;
+		p = (const uint8_t *)p + k;
+		n -= k;
+		if (o->len == OUT_BUF && out_flush(o))
+			return -1;
+	}
+	return o->failed ? -1 : 0;
+}
+
+static int out_record(struct out *o, const void *rec)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	return out_write(o, rec, h.size);
+}
+
+/* ---- the feed thread: the session's records, in perf's terms ---- */
+
+struct feed {
+	int dev;
+	struct mmap3_records records;
+	struct side_writer side;
+	struct capture_worker *worker;
+	struct kmod_index *kmods;
+	int side_open;
+	int wake;			/* eventfd: a sync asked for, or stop */
+	pthread_t thread;
+	int started;
+	/* The thread's own: what it converted since it last handed over. */
+	uint8_t *batch;
+	size_t batch_len, batch_cap, batch_nr;
+	int batch_dump_done;
+	/*
+	 * @lock guards what follows; @cond tells the main thread a hand-over
+	 * happened.  Records are 8-aligned in @buf, perf records with the
+	 * side file's trailer, and HEADER_BUILD_ID entries of the kernel and
+	 * modules.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t dropped;
+	int dump_done;
+	int failed, ended;
+	int stop;
+	uint64_t done;			/* the last sync generation handed over */
+	atomic_uint_least64_t want;	/* the sync generation asked for */
+};
+
+/* side_add()'s records, gathered by the feed thread. */
+static int feed_sink(void *arg, const void *rec)
+{
+	struct feed *f = arg;
+	struct perf_event_header h;
+	size_t size;
+
+	memcpy(&h, rec, sizeof(h));
+	size = ALIGN8(h.size);
+	if (f->batch_cap - f->batch_len < size) {
+		size_t cap = f->batch_cap ? 2 * f->batch_cap : 1 << 16;
+		uint8_t *n;
+
+		while (cap - f->batch_len < size)
+			cap *= 2;
+		n = realloc(f->batch, cap);
+		if (!n)
+			return -1;
+		f->batch = n;
+		f->batch_cap = cap;
+	}
+	memset(f->batch + f->batch_len, 0, size);
+	memcpy(f->batch + f->batch_len, rec, h.size);
+	f->batch_len += size;
+	f->batch_nr++;
+	return 0;
+}
+
+static int feed_record(struct feed *f, const struct mmap3_record_header *h)
+{
+	size_t before = f->side.table_len, at;
+
+	if (h->type == MMAP3_RECORD_DUMP_DONE)
+		f->batch_dump_done = 1;
+	if (side_add(&f->side, h))
+		return -1;
+	/* The kernel's and modules' build-ids: HEADER_BUILD_ID records for perf. */
+	for (at = before; at < f->side.table_len; ) {
+		struct perf_event_header e;
+
+		memcpy(&e, f->side.table + at, sizeof(e));
+		if (feed_sink(f, f->side.table + at))
+			return -1;
+		at += e.size;
+	}
+	if (h->type == MMAP3_RECORD_MMAP && ((const struct mmap3_record_mmap *)h)->capture) {
+		if (f->worker)
+			capture_worker_mapping(f->worker, (const void *)h);
+		else
+			mmap3_device_capture_release(f->dev, ((const struct mmap3_record_mmap *)h)->capture);
+	}
+	if (h->type == MMAP3_RECORD_MODULE_LOAD && f->worker) {
+		const struct mmap3_record_module *m = (const void *)h;
+		const char *path = kmod_find(f->kmods, m->name, &m->build_id);
+
+		if (path)
+			capture_worker_file(f->worker, path, &m->build_id);
+	}
+	return 0;
+}
+
+/* Hand the batch over: the main thread's from now on. */
+static void feed_hand_over(struct feed *f, uint64_t gen)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->batch_len && f->len + f->batch_len > INJECT_QUEUE_MAX) {
+		count_add(&f->dropped, f->batch_nr);
+	} else if (f->batch_len) {
+		if (f->cap - f->len < f->batch_len) {
+			size_t cap = f->cap ? 2 * f->cap : 1 << 16;
+			uint8_t *n;
+
+			while (cap - f->len < f->batch_len)
+				cap *= 2;
+			n = realloc(f->buf, cap);
+			if (n) {
+				f->buf = n;
+				f->cap = cap;
+			}
+		}
+		if (f->cap - f->len >= f->batch_len) {
+			memcpy(f->buf + f->len, f->batch, f->batch_len);
+			f->len += f->batch_len;
+		} else {
+			count_add(&f->dropped, f->batch_nr);
+		}
+	}
+	f->batch_len = f->batch_nr = 0;
+	if (f->batch_dump_done)
+		f->dump_done = 1;
+	if (gen > f->done)
+		f->done = gen;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Every record there is now. */
+static int feed_drain(struct feed *f)
+{
+	const struct mmap3_record_header *h;
+	int ret;
+
+	while ((ret = mmap3_records_next(&f->records, &h)) > 0)
+		if (feed_record(f, h)) {
+			fprintf(stderr, "mmap3 inject: out of memory for the session's records\n");
+			return -1;
+		}
+	return ret;
+}
+
+static void *feed_main(void *arg)
+{
+	struct feed *f = arg;
+	int stop = 0, failed = 0;
+
+	while (!stop && !failed) {
+		struct pollfd pfd[2] = {
+			{ .fd = f->dev, .events = POLLIN },
+			{ .fd = f->wake, .events = POLLIN },
+		};
+		uint64_t gen, v;
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+			failed = 1;
+			break;
+		}
+		if (pfd[1].revents && read(f->wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			failed = 1;
+		/* Asked before the drain: what was flushed before the ask is in it. */
+		gen = atomic_load(&f->want);
+		if (feed_drain(f) < 0)
+			failed = 1;
+		feed_hand_over(f, gen);
+		pthread_mutex_lock(&f->lock);
+		stop = f->stop;
+		pthread_mutex_unlock(&f->lock);
+	}
+	if (!failed && !mmap3_device_disable(f->dev)) {
+		/* Drained and disabled, read() returns 0. */
+		fcntl(f->dev, F_SETFL, fcntl(f->dev, F_GETFL) & ~O_NONBLOCK);
+		while (!f->records.eof && !failed)
+			if (feed_drain(f) < 0)
+				failed = 1;
+	} else {
+		failed = 1;
+	}
+	feed_hand_over(f, UINT64_MAX);
+	pthread_mutex_lock(&f->lock);
+	f->failed = failed;
+	f->ended = 1;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+static void feed_poke(struct feed *f)
+{
+	uint64_t one = 1;
+
+	if (write(f->wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return;
+}
+
+/*
+ * Wait until @pred holds or @seconds pass; with f->lock held.  Returns
+ * whether it holds.
+ */
+static int feed_wait(struct feed *f, int (*pred)(const struct feed *f, uint64_t arg),
+		     uint64_t arg, int seconds)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	while (!pred(f, arg) && !f->ended)
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
+			break;
+	return pred(f, arg);
+}
+
+static int synced(const struct feed *f, uint64_t gen)
+{
+	return f->done >= gen;
+}
+
+static int dumped(const struct feed *f, uint64_t unused)
+{
+	(void)unused;
+	return f->dump_done;
+}
+
+/* ---- the main thread: mmap3's records, matched against perf's ---- */
+
+struct group;
+
+/* One of mmap3's records, waiting to be matched or written. */
+struct pend {
+	uint8_t *body;			/* without its trailer */
+	uint16_t body_size;
+	struct sample_id id;
+	uint64_t key;			/* its place in ->all: its time, or when it came late */
+	struct group *group;		/* of its mapping (user or kernel), or NULL */
+	int matched, written;
+};
+
+/* mmap3's records of one mapping, oldest first. */
+struct group {
+	struct group *next;		/* in its bucket */
+	uint64_t hash;
+	int kernel;
+	struct pend **m;
+	size_t start, len, cap;
+};
+
+struct inject {
+	const struct inject_opts *o;
+	struct inject_stats *st;
+	struct perf_reader in;
+	struct out out;
+	struct feed feed;
+	struct sample_id_layout side_id;	/* of the feed's records */
+	struct capture capture;
+	struct capture_worker worker;
+	int cap_open;
+	struct pidset pids;
+	/* mmap3's records by ->key; [head, cursor) written, [cursor, len) not yet. */
+	struct pend **all;
+	size_t head, cursor, len, cap;
+	struct group **buckets;
+	size_t nr_buckets, nr_groups;
+	/* The feed's HEADER_BUILD_ID entries, written at the next round. */
+	uint8_t *ids;
+	size_t ids_len, ids_cap;
+	/* perf's round: its records, 8-aligned, each followed by its payload. */
+	struct round_rec {
+		size_t off;
+		uint64_t payload;
+		uint64_t time;
+		int has_time;
+		struct pend *match;
+	} *recs;
+	size_t nr_recs, recs_cap;
+	uint8_t *rbuf;
+	size_t rlen, rcap;
+	/*
+	 * Times: perf's newest; what perf report delivers at the next
+	 * FINISHED_ROUND (the newest at the last one); what it delivered.
+	 */
+	uint64_t max_time, next_flush, delivered;
+	int rounds;			/* FINISHED_ROUNDs seen */
+	uint64_t session_start;		/* the session's first record */
+	int dump_done;
+	uint64_t sync_gen;
+	int session_up;
+	int session_failed;		/* perf's data passed on unchanged */
+};
+
+static int err_mem(void)
+{
+	fprintf(stderr, "mmap3 inject: out of memory\n");
+	return -1;
+}
+
+/* ---- groups: mmap3's records by mapping ---- */
+
+static int group_same(const struct group *g, int kernel, const struct perf_event_header *h)
+{
+	const struct perf_event_header *b = (const void *)g->m[g->start]->body;
+
+	return g->kernel == kernel && (kernel ? kernel_map_same(b, h) : mapping_same(b, h));
+}
+
+static struct group *group_find(struct inject *j, int kernel, const struct perf_event_header *h,
+				 uint64_t hash)
+{
+	struct group *g;
+
+	if (!j->nr_buckets)
+		return NULL;
+	for (g = j->buckets[hash & (j->nr_buckets - 1)]; g; g = g->next)
+		if (g->hash == hash && group_same(g, kernel, h))
+			return g;
+	return NULL;
+}
+
+static int buckets_grow(struct inject *j)
+{
+	size_t n = j->nr_buckets ? 2 * j->nr_buckets : 1024, i;
+	struct group **b = calloc(n, sizeof(*b)), *g, *next;
+
+	if (!b)
+		return -1;
+	for (i = 0; i < j->nr_buckets; i++)
+		for (g = j->buckets[i]; g; g = next) {
+			next = g->next;
+			g->next = b[g->hash & (n - 1)];
+			b[g->hash & (n - 1)] = g;
+		}
+	free(j->buckets);
+	j->buckets = b;
+	j->nr_buckets = n;
+	return 0;
+}
+
+/* Put @p among its mapping's records, in time order. */
+static int group_add(struct inject *j, struct pend *p)
+{
+	const struct perf_event_header *h = (const void *)p->body;
+	int kernel = mapping_is_kernel(h);
+	uint64_t hash = kernel ? kernel_map_hash(h) : mapping_hash(h);
+	struct group *g = group_find(j, kernel, h, hash);
+	size_t i;
+
+	if (!g) {
+		if (j->nr_groups >= j->nr_buckets && buckets_grow(j))
+			return -1;
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return -1;
+		g->hash = hash;
+		g->kernel = kernel;
+		g->next = j->buckets[hash & (j->nr_buckets - 1)];
+		j->buckets[hash & (j->nr_buckets - 1)] = g;
+		j->nr_groups++;
+	}
+	if (g->start + g->len == g->cap) {
+		if (g->start) {
+			memmove(g->m, g->m + g->start, g->len * sizeof(*g->m));
+			g->start = 0;
+		} else {
+			size_t cap = g->cap ? 2 * g->cap : 4;
+			struct pend **n = realloc(g->m, cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			g->m = n;
+			g->cap = cap;
+		}
+	}
+	/* Mostly in order already: from the end. */
+	for (i = g->start + g->len; i > g->start && g->m[i - 1]->id.time > p->id.time; i--)
+		g->m[i] = g->m[i - 1];
+	g->m[i] = p;
+	g->len++;
+	p->group = g;
+	return 0;
+}
+
+static void group_remove(struct inject *j, struct pend *p)
+{
+	struct group *g = p->group, **pp;
+	size_t i;
+
+	for (i = g->start; g->m[i] != p; i++)
+		;
+	if (i == g->start) {
+		g->start++;
+	} else {
+		memmove(g->m + i, g->m + i + 1, (g->start + g->len - i - 1) * sizeof(*g->m));
+	}
+	if (--g->len)
+		return;
+	for (pp = &j->buckets[g->hash & (j->nr_buckets - 1)]; *pp != g; pp = &(*pp)->next)
+		;
+	*pp = g->next;
+	j->nr_groups--;
+	free(g->m);
+	free(g);
+}
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * mmap3's record of perf's user mapping @h (at @time): of those of its
+ * mapping, the nearest in time (perf's record comes a moment after
+ * mmap3's), the oldest for perf's records from /proc (time 0).
+ */
+static struct pend *find_user(struct inject *j, const struct perf_event_header *h,
+			      int has_time, uint64_t time)
+{
+	struct group *g = group_find(j, 0, h, mapping_hash(h));
+	size_t lo, hi;
+
+	if (!g)
+		return NULL;
+	if (!has_time || !time)
+		return g->m[g->start];
+	for (lo = g->start, hi = g->start + g->len; lo < hi; ) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->m[mid]->id.time < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == g->start + g->len)
+		return g->m[lo - 1];
+	if (lo > g->start && distance(g->m[lo - 1]->id.time, time) <= distance(g->m[lo]->id.time, time))
+		return g->m[lo - 1];
+	return g->m[lo];
+}
+
+/* mmap3's record of perf's kernel map @h: the first not matched yet. */
+static struct pend *find_kernel(struct inject *j, const struct perf_event_header *h)
+{
+	struct group *g = group_find(j, 1, h, kernel_map_hash(h));
+	size_t i;
+
+	for (i = g ? g->start : 0; g && i < g->start + g->len; i++)
+		if (!g->m[i]->matched)
+			return g->m[i];
+	return NULL;
+}
+
+/* ---- mmap3's records, taken from the feed ---- */
+
+/*
+ * A build-id entry as a pipe-mode record: padded to 8 bytes, which perf 7
+ * requires of every event in a pipe (a file's table pads names to 4).
+ */
+static int ids_add(struct inject *j, const struct perf_event_header *h)
+{
+	struct perf_event_header p = *h;
+
+	p.size = (uint16_t)ALIGN8(h->size);
+	if (j->ids_cap - j->ids_len < p.size) {
+		size_t cap = j->ids_cap ? 2 * j->ids_cap : 4096;
+		uint8_t *n;
+
+		while (cap - j->ids_len < p.size)
+			cap *= 2;
+		n = realloc(j->ids, cap);
+		if (!n)
+			return -1;
+		j->ids = n;
+		j->ids_cap = cap;
+	}
+	memset(j->ids + j->ids_len, 0, p.size);
+	memcpy(j->ids + j->ids_len, h, h->size);
+	memcpy(j->ids + j->ids_len, &p, sizeof(p));
+	j->ids_len += p.size;
+	return 0;
+}
+
+/* Place @p in ->all by its key, among those not yet written. */
+static int all_add(struct inject *j, struct pend *p)
+{
+	size_t i;
+
+	if (j->len == j->cap) {
+		if (j->head) {
+			memmove(j->all, j->all + j->head, (j->len - j->head) * sizeof(*j->all));
+			j->cursor -= j->head;
+			j->len -= j->head;
+			j->head = 0;
+		} else {
+			size_t cap = j->cap ? 2 * j->cap : 4096;
+			struct pend **n = realloc(j->all, cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			j->all = n;
+			j->cap = cap;
+		}
+	}
+	for (i = j->len; i > j->cursor && j->all[i - 1]->key > p->key; i--)
+		j->all[i] = j->all[i - 1];
+	j->all[i] = p;
+	j->len++;
+	return 0;
+}
+
+static int take_one(struct inject *j, const struct perf_event_header *h)
+{
+	struct pend *p;
+
+	if (h->type == PERF_RECORD_HEADER_BUILD_ID)
+		return ids_add(j, h);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	sample_id_parse(&j->side_id, h, &p->id);
+	p->body_size = (uint16_t)(h->size - j->side_id.size);
+	p->body = malloc(p->body_size);
+	if (!p->body) {
+		free(p);
+		return -1;
+	}
+	memcpy(p->body, h, p->body_size);
+	if (!j->session_start || (p->id.time && p->id.time < j->session_start))
+		j->session_start = p->id.time;
+	/* perf report has delivered up to there: this one comes late, written next. */
+	p->key = p->id.time;
+	if (j->delivered && p->key <= j->delivered) {
+		p->key = j->delivered + 1;
+		j->st->late++;
+	}
+	if (mapping_is_mmap((const void *)p->body) && group_add(j, p)) {
+		free(p->body);
+		free(p);
+		return -1;
+	}
+	if (all_add(j, p))
+		return -1;
+	return 0;
+}
+
+/* What the feed thread handed over, into the main thread's tables. */
+static int take(struct inject *j)
+{
+	struct feed *f = &j->feed;
+	uint8_t *buf;
+	size_t len, at;
+	int ret = 0;
+
+	pthread_mutex_lock(&f->lock);
+	buf = f->buf;
+	len = f->len;
+	f->buf = NULL;
+	f->len = f->cap = 0;
+	j->dump_done = f->dump_done;
+	pthread_mutex_unlock(&f->lock);
+	for (at = 0; at < len && !ret; ) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + at, sizeof(h));
+		ret = take_one(j, (const void *)(buf + at));
+		at += ALIGN8(h.size);
+	}
+	free(buf);
+	return ret ? err_mem() : 0;
+}
+
+/* Ask the module for every mapping made until now, and take it. */
+static int sync_feed(struct inject *j)
+{
+	struct feed *f = &j->feed;
+	uint64_t gen;
+
+	if (mmap3_device_flush(f->dev))
+		return -1;
+	gen = ++j->sync_gen;
+	atomic_store(&f->want, gen);
+	feed_poke(f);
+	pthread_mutex_lock(&f->lock);
+	feed_wait(f, synced, gen, SYNC_WAIT_SECONDS);
+	pthread_mutex_unlock(&f->lock);
+	j->st->flushes++;
+	return take(j);
+}
+
+static int wait_dump(struct inject *j)
+{
+	struct feed *f = &j->feed;
+
+	pthread_mutex_lock(&f->lock);
+	feed_wait(f, dumped, 0, DUMP_WAIT_SECONDS);
+	pthread_mutex_unlock(&f->lock);
+	return take(j);
+}
+
+/* ---- perf's round ---- */
+
+static const struct perf_event_header *round_header(const struct inject *j, size_t k)
+{
+	return (const void *)(j->rbuf + j->recs[k].off);
+}
+
+static int round_room(struct inject *j, size_t n)
+{
+	if (j->rcap - j->rlen < n) {
+		size_t cap = j->rcap ? 2 * j->rcap : 1 << 20;
+		uint8_t *b;
+
+		while (cap - j->rlen < n)
+			cap *= 2;
+		b = realloc(j->rbuf, cap);
+		if (!b)
+			return -1;
+		j->rbuf = b;
+		j->rcap = cap;
+	}
+	return 0;
+}
+
+static int round_payload(void *arg, const void *buf, size_t len)
+{
+	struct inject *j = arg;
+
+	if (round_room(j, len))
+		return err_mem();
+	memcpy(j->rbuf + j->rlen, buf, len);
+	j->rlen += len;
+	return 0;
+}
+
+/* Keep one of perf's records (and its payload) for the round. */
+static int round_add(struct inject *j, const struct perf_rec *rec)
+{
+	struct round_rec *r;
+
+	if (j->nr_recs == j->recs_cap) {
+		size_t cap = j->recs_cap ? 2 * j->recs_cap : 4096;
+
+		r = realloc(j->recs, cap * sizeof(*r));
+		if (!r)
+			return err_mem();
+		j->recs = r;
+		j->recs_cap = cap;
+	}
+	j->rlen = ALIGN8(j->rlen);
+	if (round_room(j, rec->h->size))
+		return err_mem();
+	r = &j->recs[j->nr_recs++];
+	*r = (struct round_rec){ .off = j->rlen, .payload = rec->payload, .time = rec->time,
+				 .has_time = rec->has_time };
+	memcpy(j->rbuf + j->rlen, rec->h, rec->h->size);
+	j->rlen += rec->h->size;
+	if (rec->payload && perf_reader_payload(&j->in, round_payload, j)) {
+		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j->in));
+		return -1;
+	}
+	return 0;
+}
+
+/* Does mmap3 record this mapping at all (an executable file's)? */
+static int mmap3_would_have(const struct perf_event_header *h)
+{
+	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
+	const char *name = (const char *)h + fixed;
+
+	if (mapping_is_kernel(h))
+		return 1;
+	if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+		return 0;
+	return name[0] == '/' && strncmp(name, "//anon", 6);
+}
+
+/*
+ * Match the round's mappings; 1 if one that mmap3 should have is not
+ * there yet: *@before_session if it is perf's from /proc or older than
+ * the session (the state dump has it), else it may still be in the module.
+ */
+static int match_round(struct inject *j, int *before_session)
+{
+	size_t k;
+	int missing = 0;
+
+	*before_session = 0;
+	for (k = 0; k < j->nr_recs; k++) {
+		struct round_rec *r = &j->recs[k];
+		const struct perf_event_header *h = round_header(j, k);
+
+		if (r->match || !mapping_is_mmap(h))
+			continue;
+		if (mapping_is_kernel(h))
+			r->match = find_kernel(j, h);
+		else
+			r->match = find_user(j, h, r->has_time, r->time);
+		if (r->match) {
+			r->match->matched = 1;
+			continue;
+		}
+		if (!mmap3_would_have(h))
+			continue;
+		missing = 1;
+		if (!r->has_time || !r->time || !j->session_start || r->time < j->session_start ||
+		    mapping_is_kernel(h))
+			*before_session = 1;
+	}
+	return missing;
+}
+
+/* One of mmap3's records, with perf's trailer: id 0, as perf's synthesized ones. */
+static int write_pend(struct inject *j, struct pend *p)
+{
+	uint8_t buf[MAPPING_REC_MAX + 1];
+	struct perf_event_header h;
+	struct sample_id id = p->id;
+
+	p->written = 1;
+	if (p->matched)
+		return 0;
+	memcpy(&h, p->body, sizeof(h));
+	if (!j->o->all_processes && mapping_is_user(&h) && !pidset_has(&j->pids, p->id.pid)) {
+		j->st->other_processes++;
+		return 0;
+	}
+	if (p->body_size + j->in.id.size > MAPPING_REC_MAX) {
+		j->st->too_long++;
+		return 0;
+	}
+	memcpy(buf, p->body, p->body_size);
+	memset(buf + p->body_size, 0, j->in.id.size);
+	id.id = 0;
+	sample_id_write(&j->in.id, buf + p->body_size, &id);
+	h.size = (uint16_t)(p->body_size + j->in.id.size);
+	memcpy(buf, &h, sizeof(h));
+	j->st->added++;
+	return out_record(&j->out, buf);
+}
+
+/* Write mmap3's records not newer than @limit. */
+static int write_due(struct inject *j, uint64_t limit)
+{
+	while (j->cursor < j->len && j->all[j->cursor]->key <= limit)
+		if (write_pend(j, j->all[j->cursor++]))
+			return -1;
+	return 0;
+}
+
+/* Free mmap3's records written and not newer than @limit: perf is past them. */
+static void retire(struct inject *j, uint64_t limit)
+{
+	while (j->head < j->cursor && j->all[j->head]->key <= limit) {
+		struct pend *p = j->all[j->head++];
+
+		if (p->group)
+			group_remove(j, p);
+		free(p->body);
+		free(p);
+	}
+}
+
+static int write_perf_record(struct inject *j, size_t k)
+{
+	const struct round_rec *r = &j->recs[k];
+	const struct perf_event_header *h = round_header(j, k);
+	uint8_t buf[MAPPING_REC_MAX + 1];
+	const void *rec = h;
+
+	if (r->match && mapping_is_kernel(h)) {
+		if (kernel_map_cut(buf, h, (const void *)r->match->body))
+			rec = buf;
+	} else if (r->match) {
+		int size = mapping_give_build_id(buf, h, (const void *)r->match->body);
+
+		if (size < 0)
+			j->st->too_long++;
+		if (size > 0) {
+			rec = buf;
+			j->st->rewritten++;
+		}
+	}
+	j->st->records++;
+	if (out_record(&j->out, rec))
+		return -1;
+	return r->payload ? out_write(&j->out, (const uint8_t *)h + h->size, r->payload) : 0;
+}
+
+/*
+ * An event, or the end of a round or of perf's start: what perf's
+ * pipe-mode header records (attrs, features, tracing data, its maps of
+ * ids, threads and cpus) come before, and mmap3's build-ids too.
+ */
+static int round_event(const struct perf_event_header *h)
+{
+	return h->type < PERF_RECORD_USER_TYPE_START || h->type == PERF_RECORD_FINISHED_ROUND ||
+	       h->type == PERF_RECORD_FINISHED_INIT;
+}
+
+static int write_ids(struct inject *j)
+{
+	size_t len = j->ids_len;
+
+	j->ids_len = 0;
+	return out_write(&j->out, j->ids, len);
+}
+
+/*
+ * Write the round: mmap3's build-ids for perf, perf's records (mappings
+ * given mmap3's build-ids), and before its FINISHED_ROUND mmap3's records
+ * that round delivers.  @end: perf's stream ended, nothing more comes.
+ */
+static int write_round(struct inject *j, int end)
+{
+	size_t k;
+	int before_session;
+
+	if (j->session_up && take(j))
+		return -1;
+	if (j->session_up && match_round(j, &before_session)) {
+		if ((before_session && !j->dump_done ? wait_dump(j) : sync_feed(j)) ||
+		    (match_round(j, &before_session), 0))
+			return -1;
+	}
+	for (k = 0; k < j->nr_recs; k++) {
+		const struct perf_event_header *h = round_header(j, k);
+
+		/* mmap3's build-ids after perf's header records, before any event. */
+		if (j->ids_len && round_event(h) && write_ids(j))
+			return -1;
+		if (h->type == PERF_RECORD_FINISHED_ROUND) {
+			/*
+			 * perf report delivers up to next_flush here, and next
+			 * time up to what it has now; what was written a round
+			 * ago is done with.
+			 */
+			if (write_due(j, j->next_flush))
+				return -1;
+			retire(j, j->delivered);
+			j->delivered = j->next_flush;
+			j->next_flush = j->max_time;
+			j->rounds++;
+		}
+		if (write_perf_record(j, k))
+			return -1;
+	}
+	j->nr_recs = 0;
+	j->rlen = 0;
+	if (end && ((j->ids_len && write_ids(j)) || write_due(j, j->max_time)))
+		return -1;
+	/* No FINISHED_ROUND at all: perf sorts the whole stream at its end. */
+	if (!j->rounds && write_due(j, j->max_time))
+		return -1;
+	return out_flush(&j->out);
+}
+
+/* ---- the session ---- */
+
+/* Nothing to erase: inject draws no status line. */
+static void no_status_line(void *arg)
+{
+	(void)arg;
+}
+
+static int session_start(struct inject *j)
+{
+	const struct inject_opts *o = j->o;
+	const struct perf_event_attr *a = &j->in.attrs[0].attr;
+	struct mmap3_filter filter = { .size = sizeof(filter) };
+	struct mmap3_abi_version ver;
+	struct feed *f = &j->feed;
+	int clock = a->use_clockid ? a->clockid : MMAP3_CLOCK_LOCAL, vdso_failed;
+
+	f->dev = mmap3_device_open_loading(&ver);
+	if (f->dev < 0)
+		return -1;
+	if (o->capture_dir)
+		filter.flags |= MMAP3_FILTER_CAPTURE;
+	if (mmap3_device_setup(f->dev, &filter, clock, o->buffer_size) ||
+	    mmap3_records_init(&f->records, f->dev) ||
+	    side_open_sink(&f->side, feed_sink, f))
+		return -1;
+	f->side_open = 1;
+	f->side.kmods = o->kmods;
+	f->kmods = o->kmods;
+	if (o->capture_dir) {
+		if (capture_open(&j->capture, o->capture_dir))
+			return -1;
+		j->cap_open = 1;
+		j->capture.max_file = o->capture_max_file;
+		j->capture.max_total = o->capture_max_total;
+		j->capture.max_seconds = o->capture_max_seconds;
+		/* perf keeps the vdso in its cache: so does the directory. */
+		vdso_failed = capture_store_vdso(&j->capture);
+		if (capture_worker_start(&j->worker, &j->capture, f->dev, no_status_line, NULL))
+			return -1;
+		if (vdso_failed)
+			capture_worker_abandon(&j->worker);
+		f->worker = &j->worker;
+	}
+	f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (f->wake < 0) {
+		fprintf(stderr, "mmap3 inject: eventfd: %s\n", strerror(errno));
+		return -1;
+	}
+	if (mmap3_device_enable(f->dev))
+		return -1;
+	fcntl(f->dev, F_SETFL, fcntl(f->dev, F_GETFL) | O_NONBLOCK);
+	if (pthread_create(&f->thread, NULL, feed_main, f)) {
+		fprintf(stderr, "mmap3 inject: cannot start a thread\n");
+		return -1;
+	}
+	f->started = 1;
+	j->session_up = 1;
+	return 0;
+}
+
+/* Stop the feed thread: the session disabled, drained and closed. */
+static int session_stop(struct inject *j)
+{
+	struct feed *f = &j->feed;
+	int failed;
+
+	if (!f->started)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	f->stop = 1;
+	pthread_mutex_unlock(&f->lock);
+	feed_poke(f);
+	pthread_join(f->thread, NULL);
+	f->started = 0;
+	failed = f->failed;
+	count_add(&j->st->dropped, f->dropped);
+	j->st->session_lost = f->side.stats.lost;
+	return failed ? -1 : 0;
+}
+
+/* ---- the input and the output ---- */
+
+static int open_input(struct inject *j)
+{
+	const char *name = j->o->input ? j->o->input : "standard input";
+	int fd = 0;
+	struct stat st;
+
+	if (j->o->input && strcmp(j->o->input, "-")) {
+		fd = open(j->o->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			fprintf(stderr, "mmap3 inject: %s: %s\n", name, strerror(errno));
+			return -1;
+		}
+	} else {
+		name = "standard input";
+		if (isatty(0)) {
+			fprintf(stderr, "mmap3 inject: standard input is a terminal, expected perf's "
+				"data: perf record -o - ... | mmap3 inject | perf report -i -\n");
+			return -1;
+		}
+		fd = dup(0);
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "mmap3 inject: %s: %s\n", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "mmap3 inject: %s: not a pipe or a file, expected perf's data\n",
+			name);
+		close(fd);
+		return -1;
+	}
+	if (perf_reader_open_stream(&j->in, fd, name)) {
+		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j->in));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_output(struct inject *j)
+{
+	struct out *o = &j->out;
+	static const struct perf_pipe_file_header ph = {
+		.magic = PERF_MAGIC2,
+		.size = sizeof(ph),
+	};
+	struct outfile_input *input = &o->input;
+
+	input->path = j->o->input;
+	o->buf = malloc(OUT_BUF);
+	if (!o->buf)
+		return err_mem();
+	if (j->o->output && strcmp(j->o->output, "-")) {
+		o->name = j->o->output;
+		/* Never over the input, when it is a file. */
+		if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
+			input->path = NULL;
+		if (outfile_open(&o->file, o->name, input, input->path ? 1 : 0))
+			return -1;
+		o->fd = o->file.fd;
+		o->is_file = 1;
+	} else {
+		o->name = "standard output";
+		o->fd = 1;
+		if (isatty(1)) {
+			fprintf(stderr, "mmap3 inject: standard output is a terminal: pipe it into "
+				"perf report -i -, or give -o FILE\n");
+			return -1;
+		}
+	}
+	return out_write(o, &ph, sizeof(ph));
+}
+
+int inject_run(const struct inject_opts *o, struct inject_stats *st)
+{
+	struct inject j = { .o = o, .st = st };
+	struct perf_event_attr side_attr = { .sample_type = SIDE_SAMPLE_TYPE, .sample_id_all = 1 };
+	struct perf_rec rec;
+	int ret = -1, r;
+	size_t k;
+
+	memset(st, 0, sizeof(*st));
+	j.in.fd = -1;
+	j.feed.dev = j.feed.wake = -1;
+	pthread_mutex_init(&j.feed.lock, NULL);
+	pthread_cond_init(&j.feed.cond, NULL);
+	sample_id_layout_init(&j.side_id, &side_attr);
+	/* A closed pipe is an error to say, not a signal to die of with the session open. */
+	signal(SIGPIPE, SIG_IGN);
+	if (open_input(&j) || open_output(&j))
+		goto out;
+	while ((r = perf_reader_next(&j.in, &rec)) > 0) {
+		uint32_t pid;
+
+		/*
+		 * perf's attrs are in: the session takes their clock.  Without
+		 * one, perf's data still goes on, unchanged: it is the user's.
+		 */
+		if (!j.session_up && !j.session_failed && j.in.attrs_ready && session_start(&j)) {
+			j.session_failed = 1;
+			fprintf(stderr, "mmap3 inject: passing perf's data on unchanged\n");
+		}
+		if (mapping_record_pid(rec.h, &pid) && pidset_add(&j.pids, pid)) {
+			err_mem();
+			goto out;
+		}
+		if (rec.has_time && rec.time > j.max_time)
+			j.max_time = rec.time;
+		if (round_add(&j, &rec))
+			goto out;
+		if ((rec.h->type == PERF_RECORD_FINISHED_ROUND || j.rlen > ROUND_MAX) &&
+		    write_round(&j, 0))
+			goto out;
+	}
+	if (r < 0) {
+		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j.in));
+		goto out;
+	}
+	if (write_round(&j, 1))
+		goto out;
+	st->nothing_live = j.session_up && (!j.max_time || j.max_time < j.session_start);
+	/* What was mapped after perf's last record is not perf's session's. */
+	st->after_end = j.len - j.cursor;
+	ret = j.session_failed ? -1 : 0;
+out:
+	if (session_stop(&j))
+		ret = -1;
+	if (j.worker.started) {
+		capture_worker_finish(&j.worker);
+		j.capture.stats.backlog = j.worker.backlog;
+		st->capture_failed = atomic_load(&j.worker.failed);
+	}
+	st->capture = j.capture.stats;
+	if (j.cap_open)
+		capture_close(&j.capture);
+	if (out_flush(&j.out))
+		ret = -1;
+	if (j.out.is_file) {
+		if (ret && !j.session_failed)
+			outfile_abort(&j.out.file);
+		else if (outfile_commit(&j.out.file) < 0)
+			ret = -1;
+	}
+	free(j.out.buf);
+	for (k = j.head; k < j.len; k++) {
+		if (j.all[k]->group)
+			group_remove(&j, j.all[k]);
+		free(j.all[k]->body);
+		free(j.all[k]);
+	}
+	free(j.all);
+	free(j.buckets);
+	free(j.ids);
+	free(j.recs);
+	free(j.rbuf);
+	free(j.feed.buf);
+	free(j.feed.batch);
+	if (j.feed.side_open)
+		side_abort(&j.feed.side);
+	mmap3_records_free(&j.feed.records);
+	if (j.feed.dev >= 0)
+		close(j.feed.dev);
+	if (j.feed.wake >= 0)
+		close(j.feed.wake);
+	pidset_free(&j.pids);
+	perf_reader_close(&j.in);
+	return ret;
+}
