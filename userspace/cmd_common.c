@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 
 #include "capture_worker.h"
 #include "cmd_common.h"
@@ -72,4 +74,53 @@ void capture_report_skipped(const struct capture_stats *c, const char *dir)
 			}
 		fprintf(stderr, "\n");
 	}
+}
+
+int option_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	if (parse_size(arg, out)) {
+		fprintf(stderr, "mmap3 %s: --%s %s: not a size\n", cmd, opt, arg);
+		return 2;
+	}
+	/* What the module takes, said here rather than as its EINVAL. */
+	if (!strcmp(opt, "buffer-size") && (*out < MMAP3_BUFFER_SIZE_MIN ||
+					   *out > MMAP3_BUFFER_SIZE_MAX || (*out & (*out - 1)))) {
+		fprintf(stderr, "mmap3 %s: --buffer-size %s: expected a power of two from 64k "
+			"to 1G\n", cmd, arg);
+		return 2;
+	}
+	return 0;
+}
+
+int option_seconds(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (end == arg || *end || errno || *arg == '-' || *out > 86400 * 365) {
+		fprintf(stderr, "mmap3 %s: --%s %s: not a number of seconds\n", cmd, opt, arg);
+		return 2;
+	}
+	return 0;
+}
+
+int option_module_dir(const char *cmd, struct kmod_index *kmods, const char *arg)
+{
+	if (kmod_add_dir(kmods, arg)) {
+		fprintf(stderr, "mmap3 %s: --module-dir %s: %s\n", cmd, arg,
+			errno == E2BIG ? "too many directories" : strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+void kmod_add_running(struct kmod_index *kmods)
+{
+	char modules[sizeof(((struct utsname *)0)->release) + 16];
+	struct utsname u;
+
+	uname(&u);
+	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
+	kmod_add_dir(kmods, modules);	/* none is fine: nothing installed */
 }

@@ -3,12 +3,10 @@
  * userspace/cmd_inject.c - mmap3 inject: options, messages and exit
  * status; the pipe stage itself is inject.c.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "capture_worker.h"
 #include "cmd_common.h"
@@ -127,13 +125,10 @@ static int inject(int argc, char **argv)
 	};
 	struct inject_stats st;
 	int c, no_capture = 0, quiet = 0, ret;
-	char *dir = NULL, modules[300];
+	char *dir = NULL;
 	uint64_t *size;
-	struct utsname u;
 
-	uname(&u);
-	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
-	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
+	kmod_add_running(&kmods);
 
 	while ((c = getopt_long(argc, argv, "i:o:c:ab:m:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -151,26 +146,24 @@ static int inject(int argc, char **argv)
 			break;
 		case OPT_MAX_FILE:
 		case OPT_MAX_TOTAL:
-		case OPT_MAX_SECONDS:
 		case 'b':
 			size = c == OPT_MAX_FILE ? &o.capture_max_file :
-			       c == OPT_MAX_TOTAL ? &o.capture_max_total :
-			       c == OPT_MAX_SECONDS ? &o.capture_max_seconds : &o.buffer_size;
-			if (parse_size(optarg, size)) {
-				fprintf(stderr, "mmap3 inject: %s: expected a number of %s\n", optarg,
-					c == OPT_MAX_SECONDS ? "seconds" : "bytes (k, M, G suffixes)");
+			       c == OPT_MAX_TOTAL ? &o.capture_max_total : &o.buffer_size;
+			if (option_size("inject", c == 'b' ? "buffer-size" : c == OPT_MAX_FILE ?
+					"capture-max-file" : "capture-max-total", optarg, size))
 				return 2;
-			}
+			break;
+		case OPT_MAX_SECONDS:
+			if (option_seconds("inject", "capture-max-seconds", optarg,
+					   &o.capture_max_seconds))
+				return 2;
 			break;
 		case 'a':
 			o.all_processes = 1;
 			break;
 		case 'm':
-			if (kmod_add_dir(&kmods, optarg)) {
-				fprintf(stderr, "mmap3 inject: --module-dir %s: %s\n", optarg,
-					errno == E2BIG ? "too many directories" : strerror(errno));
+			if (option_module_dir("inject", &kmods, optarg))
 				return 2;
-			}
 			break;
 		case 'q':
 			quiet = 1;

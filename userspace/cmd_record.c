@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,14 +101,11 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char modules[sizeof(((struct utsname *)0)->release) + 16], *end, *p;
+	char *end, *p;
 	uint64_t *size;
-	struct utsname u;
 	int c;
 
-	uname(&u);
-	snprintf(modules, sizeof(modules), "/lib/modules/%s", u.release);
-	kmod_add_dir(&kmods, modules);	/* none is fine: nothing installed */
+	kmod_add_running(&kmods);
 	while ((c = getopt_long(argc, argv, "+o:Mc:p:dk:b:m:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -157,14 +153,9 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->filter.flags |= MMAP3_FILTER_DATA;
 			break;
 		case 'S':
-			errno = 0;
-			o->capture_max_seconds = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || errno || *optarg == '-' ||
-			    o->capture_max_seconds > 86400 * 365) {
-				fprintf(stderr, "mmap3 record: --capture-max-seconds %s: not a number "
-					"of seconds\n", optarg);
+			if (option_seconds("record", "capture-max-seconds", optarg,
+					   &o->capture_max_seconds))
 				return 2;
-			}
 			break;
 		case 'k':
 			if (clock_parse(optarg, &o->clock)) {
@@ -178,26 +169,13 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case 'T':
 			size = c == 'b' ? &o->buffer_size : c == 'F' ? &o->capture_max_file :
 			       &o->capture_max_total;
-			if (parse_size(optarg, size)) {
-				fprintf(stderr, "mmap3 record: --%s %s: not a size\n", c == 'b' ?
-					"buffer-size" : c == 'F' ? "capture-max-file" :
-					"capture-max-total", optarg);
+			if (option_size("record", c == 'b' ? "buffer-size" : c == 'F' ?
+					"capture-max-file" : "capture-max-total", optarg, size))
 				return 2;
-			}
-			/* What the module takes, said here rather than as its EINVAL. */
-			if (c == 'b' && (*size < MMAP3_BUFFER_SIZE_MIN ||
-					 *size > MMAP3_BUFFER_SIZE_MAX || (*size & (*size - 1)))) {
-				fprintf(stderr, "mmap3 record: --buffer-size %s: expected a power of "
-					"two from 64k to 1G\n", optarg);
-				return 2;
-			}
 			break;
 		case 'm':
-			if (kmod_add_dir(&kmods, optarg)) {
-				fprintf(stderr, "mmap3 record: --module-dir %s: %s\n", optarg,
-					errno == E2BIG ? "too many directories" : strerror(errno));
+			if (option_module_dir("record", &kmods, optarg))
 				return 2;
-			}
 			break;
 		case 'q':
 			o->quiet = 1;

@@ -64,6 +64,24 @@
 
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
+/* Room for @need more bytes after @len in *@buf of *@cap, doubling from @first. */
+static int room(uint8_t **buf, size_t *cap, size_t len, size_t need, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	uint8_t *n;
+
+	if (*cap - len >= need)
+		return 0;
+	while (c - len < need)
+		c *= 2;
+	n = realloc(*buf, c);
+	if (!n)
+		return -1;
+	*buf = n;
+	*cap = c;
+	return 0;
+}
+
 /* ---- the output: perf's pipe mode, to a pipe or a file ---- */
 
 struct out {
@@ -167,18 +185,8 @@ static int feed_sink(void *arg, const void *rec)
 
 	memcpy(&h, rec, sizeof(h));
 	size = ALIGN8(h.size);
-	if (f->batch_cap - f->batch_len < size) {
-		size_t cap = f->batch_cap ? 2 * f->batch_cap : 1 << 16;
-		uint8_t *n;
-
-		while (cap - f->batch_len < size)
-			cap *= 2;
-		n = realloc(f->batch, cap);
-		if (!n)
-			return -1;
-		f->batch = n;
-		f->batch_cap = cap;
-	}
+	if (room(&f->batch, &f->batch_cap, f->batch_len, size, 1 << 16))
+		return -1;
 	memset(f->batch + f->batch_len, 0, size);
 	memcpy(f->batch + f->batch_len, rec, h.size);
 	f->batch_len += size;
@@ -225,25 +233,11 @@ static void feed_hand_over(struct feed *f, uint64_t gen)
 	pthread_mutex_lock(&f->lock);
 	if (f->batch_len && f->len + f->batch_len > INJECT_QUEUE_MAX) {
 		count_add(&f->dropped, f->batch_nr);
+	} else if (f->batch_len && !room(&f->buf, &f->cap, f->len, f->batch_len, 1 << 16)) {
+		memcpy(f->buf + f->len, f->batch, f->batch_len);
+		f->len += f->batch_len;
 	} else if (f->batch_len) {
-		if (f->cap - f->len < f->batch_len) {
-			size_t cap = f->cap ? 2 * f->cap : 1 << 16;
-			uint8_t *n;
-
-			while (cap - f->len < f->batch_len)
-				cap *= 2;
-			n = realloc(f->buf, cap);
-			if (n) {
-				f->buf = n;
-				f->cap = cap;
-			}
-		}
-		if (f->cap - f->len >= f->batch_len) {
-			memcpy(f->buf + f->len, f->batch, f->batch_len);
-			f->len += f->batch_len;
-		} else {
-			count_add(&f->dropped, f->batch_nr);
-		}
+		count_add(&f->dropped, f->batch_nr);
 	}
 	f->batch_len = f->batch_nr = 0;
 	if (f->batch_dump_done)
@@ -586,18 +580,8 @@ static int ids_add(struct inject *j, const struct perf_event_header *h)
 	struct perf_event_header p = *h;
 
 	p.size = (uint16_t)ALIGN8(h->size);
-	if (j->ids_cap - j->ids_len < p.size) {
-		size_t cap = j->ids_cap ? 2 * j->ids_cap : 4096;
-		uint8_t *n;
-
-		while (cap - j->ids_len < p.size)
-			cap *= 2;
-		n = realloc(j->ids, cap);
-		if (!n)
-			return -1;
-		j->ids = n;
-		j->ids_cap = cap;
-	}
+	if (room(&j->ids, &j->ids_cap, j->ids_len, p.size, 4096))
+		return -1;
 	memset(j->ids + j->ids_len, 0, p.size);
 	memcpy(j->ids + j->ids_len, h, h->size);
 	memcpy(j->ids + j->ids_len, &p, sizeof(p));
@@ -731,19 +715,7 @@ static const struct perf_event_header *round_header(const struct inject *j, size
 
 static int round_room(struct inject *j, size_t n)
 {
-	if (j->rcap - j->rlen < n) {
-		size_t cap = j->rcap ? 2 * j->rcap : 1 << 20;
-		uint8_t *b;
-
-		while (cap - j->rlen < n)
-			cap *= 2;
-		b = realloc(j->rbuf, cap);
-		if (!b)
-			return -1;
-		j->rbuf = b;
-		j->rcap = cap;
-	}
-	return 0;
+	return room(&j->rbuf, &j->rcap, j->rlen, n, 1 << 20);
 }
 
 static int round_payload(void *arg, const void *buf, size_t len)
@@ -1141,7 +1113,7 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	struct inject j = { .o = o, .st = st };
 	struct perf_event_attr side_attr = { .sample_type = SIDE_SAMPLE_TYPE, .sample_id_all = 1 };
 	struct perf_rec rec;
-	int ret = -1, r;
+	int ret = -1, r, whole = 0;
 	size_t k;
 
 	memset(st, 0, sizeof(*st));
@@ -1186,10 +1158,14 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	st->nothing_live = j.session_up && (!j.max_time || j.max_time < j.session_start);
 	/* What was mapped after perf's last record is not perf's session's. */
 	st->after_end = j.len - j.cursor;
+	whole = 1;
 	ret = j.session_failed ? -1 : 0;
 out:
-	if (session_stop(&j))
+	if (session_stop(&j)) {
+		fprintf(stderr, "mmap3 inject: the session failed (above): mmap3's records end "
+			"there, perf's data went on without them\n");
 		ret = -1;
+	}
 	if (j.worker.started) {
 		capture_worker_finish(&j.worker);
 		j.capture.stats.backlog = j.worker.backlog;
@@ -1199,9 +1175,10 @@ out:
 	if (j.cap_open)
 		capture_close(&j.capture);
 	if (out_flush(&j.out))
-		ret = -1;
+		ret = -1, whole = 0;
+	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
 	if (j.out.is_file) {
-		if (ret && !j.session_failed)
+		if (!whole)
 			outfile_abort(&j.out.file);
 		else if (outfile_commit(&j.out.file) < 0)
 			ret = -1;

@@ -88,6 +88,18 @@ python3 -c 'import pty, subprocess, sys; pty.spawn(sys.argv[1:])' "$fake" inject
 check "standard output a terminal: refused, saying where to pipe it" \
 	grep -q "standard output is a terminal" tty.txt
 
+# The session fails mid-stream (a malformed record from the device):
+# said, status 1, and perf's data still goes through whole, into -o too.
+perf record -q -e cpu-clock -o - -- ./w 2>/dev/null | tee alone2.data |
+	MMAP3_FAKE=rate=200,bad=short "$fake" inject --no-capture -o bad.data 2>err
+rc=${PIPESTATUS[2]}
+sed 's/^/# /' err | head -n 3
+check "a malformed record from the device: status 1 (got $rc), said" \
+	sh -c "test $rc -eq 1 && grep -q 'the session failed' err"
+perf script -i alone2.data --show-mmap-events -F pid,time,ip,event 2>/dev/null >alone2.txt
+perf script -i bad.data --show-mmap-events -F pid,time,ip,event 2>/dev/null >bad.txt
+check "... perf's data kept whole in -o FILE" sh -c "test -s bad.txt && diff bad.txt alone2.txt"
+
 # The reader goes away: said, not a death by SIGPIPE.
 { head -c 2000 alone.data; sleep 1; tail -c +2001 alone.data; } |
 	"$fake" inject --no-capture 2>err | true
