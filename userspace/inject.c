@@ -82,17 +82,36 @@ static int room(uint8_t **buf, size_t *cap, size_t len, size_t need, size_t firs
 	return 0;
 }
 
-/* ---- the output: perf's pipe mode, to a pipe or a file ---- */
+/* Append @n bytes at @p to *@buf. */
+static int append(uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+	if (room(buf, cap, *len, n, 4096))
+		return -1;
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	return 0;
+}
+
+/*
+ * ---- the output: perf's pipe mode to standard output, or perf's file
+ * mode to -o FILE (as perf inject -o writes), where the header records
+ * of the pipe (attrs, features, build-ids, tracing data) go in the header
+ * ----
+ */
 
 struct out {
 	const char *name;
-	int fd;
-	struct outfile file;
-	struct outfile_input input;	/* the outfile's to check, until committed */
-	int is_file;
+	int fd;				/* pipe mode */
 	uint8_t *buf;
 	size_t len;
 	int failed;
+	int file_mode;
+	struct perf_writer pw;		/* file mode, from the attrs on */
+	int pw_open;
+	struct outfile_input input;	/* what the file must not be, until committed */
+	/* HEADER_BUILD_ID: perf's entries, then mmap3's (perf keeps a name's last). */
+	uint8_t *perf_ids, *mmap3_ids;
+	size_t perf_ids_len, perf_ids_cap, mmap3_ids_len, mmap3_ids_cap;
 };
 
 static int out_flush(struct out *o)
@@ -119,8 +138,14 @@ static int out_flush(struct out *o)
 	return o->failed ? -1 : 0;
 }
 
+/* Bytes of the data: a record, or the payload that follows one. */
 static int out_write(struct out *o, const void *p, size_t n)
 {
+	if (o->file_mode) {
+		if (!o->failed && perf_writer_data(&o->pw, p, n))
+			o->failed = 1;
+		return o->failed ? -1 : 0;
+	}
 	while (n && !o->failed) {
 		size_t room = OUT_BUF - o->len, k = n < room ? n : room;
 
@@ -140,6 +165,46 @@ static int out_record(struct out *o, const void *rec)
 
 	memcpy(&h, rec, sizeof(h));
 	return out_write(o, rec, h.size);
+}
+
+/*
+ * One of perf's records and the @payload bytes that follow it.  In file
+ * mode its header records go in the header: the attrs are there already,
+ * a feature's payload becomes its section, tracing data the tracing
+ * section, build-ids the table.
+ */
+static int out_perf(struct out *o, const struct perf_event_header *h, const uint8_t *payload,
+		    uint64_t len)
+{
+	const struct perf_record_header_feature *f = (const void *)h;
+
+	if (!o->file_mode)
+		return out_record(o, h) || (len && out_write(o, payload, len)) ? -1 : 0;
+	switch (h->type) {
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_EVENT_TYPE:
+		return 0;
+	case PERF_RECORD_HEADER_FEATURE:
+		/* The last, empty one only marks the end of the features. */
+		if (h->size == sizeof(*f) || f->feat_id >= HEADER_FEAT_BITS)
+			return 0;
+		return perf_writer_feature(&o->pw, (unsigned int)f->feat_id, f + 1,
+					   h->size - sizeof(*f));
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return perf_writer_feature(&o->pw, HEADER_TRACING_DATA, payload, len);
+	case PERF_RECORD_HEADER_BUILD_ID:
+		return append(&o->perf_ids, &o->perf_ids_len, &o->perf_ids_cap, h, h->size);
+	default:
+		return out_record(o, h) || (len && out_write(o, payload, len)) ? -1 : 0;
+	}
+}
+
+/* mmap3's build-id entries, as HEADER_BUILD_ID records. */
+static int out_build_ids(struct out *o, const uint8_t *ids, size_t len)
+{
+	if (!o->file_mode)
+		return out_write(o, ids, len);
+	return append(&o->mmap3_ids, &o->mmap3_ids_len, &o->mmap3_ids_cap, ids, len);
 }
 
 /* ---- the feed thread: the session's records, in perf's terms ---- */
@@ -878,9 +943,7 @@ static int write_perf_record(struct inject *j, size_t k)
 		}
 	}
 	j->st->records++;
-	if (out_record(&j->out, rec))
-		return -1;
-	return r->payload ? out_write(&j->out, (const uint8_t *)h + h->size, r->payload) : 0;
+	return out_perf(&j->out, rec, (const uint8_t *)h + h->size, r->payload);
 }
 
 /*
@@ -899,7 +962,7 @@ static int write_ids(struct inject *j)
 	size_t len = j->ids_len;
 
 	j->ids_len = 0;
-	return out_write(&j->out, j->ids, len);
+	return out_build_ids(&j->out, j->ids, len);
 }
 
 /*
@@ -1083,29 +1146,85 @@ static int open_output(struct inject *j)
 	};
 	struct outfile_input *input = &o->input;
 
-	input->path = j->o->input;
+	if (j->o->output && strcmp(j->o->output, "-")) {
+		/* Opened once perf's attrs are known (open_file_output()). */
+		o->name = j->o->output;
+		o->file_mode = 1;
+		/* Never over the input, when it is a file. */
+		input->path = j->o->input;
+		if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
+			input->path = NULL;
+		return 0;
+	}
+	o->name = "standard output";
+	o->fd = 1;
+	if (isatty(1)) {
+		fprintf(stderr, "mmap3 inject: standard output is a terminal: pipe it into "
+			"perf report -i -, or give -o FILE\n");
+		return -1;
+	}
 	o->buf = malloc(OUT_BUF);
 	if (!o->buf)
 		return err_mem();
-	if (j->o->output && strcmp(j->o->output, "-")) {
-		o->name = j->o->output;
-		/* Never over the input, when it is a file. */
-		if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
-			input->path = NULL;
-		if (outfile_open(&o->file, o->name, input, input->path ? 1 : 0))
-			return -1;
-		o->fd = o->file.fd;
-		o->is_file = 1;
-	} else {
-		o->name = "standard output";
-		o->fd = 1;
-		if (isatty(1)) {
-			fprintf(stderr, "mmap3 inject: standard output is a terminal: pipe it into "
-				"perf report -i -, or give -o FILE\n");
-			return -1;
-		}
-	}
 	return out_write(o, &ph, sizeof(ph));
+}
+
+/* -o FILE: perf's file mode, with the attrs perf's stream began with. */
+static int open_file_output(struct inject *j)
+{
+	struct out *o = &j->out;
+	struct perf_writer_attr *attrs = calloc(j->in.nr_attrs, sizeof(*attrs));
+	unsigned int i;
+	int ret;
+
+	if (!attrs)
+		return err_mem();
+	for (i = 0; i < j->in.nr_attrs; i++)
+		attrs[i] = (struct perf_writer_attr){ j->in.attrs[i].raw, j->in.attrs[i].ids,
+						      j->in.attrs[i].nr_ids };
+	ret = perf_writer_open(&o->pw, o->name, attrs, j->in.nr_attrs, j->in.attr_bytes,
+			       &o->input, o->input.path ? 1 : 0);
+	free(attrs);
+	if (!ret)
+		o->pw_open = 1;
+	return ret;
+}
+
+/*
+ * The end: standard output flushed, or the file's build-id table
+ * written and the file put in place (@whole: perf's stream went through
+ * whole) or dropped.
+ */
+static int close_output(struct inject *j, int whole)
+{
+	struct out *o = &j->out;
+	uint8_t *table = NULL;
+	size_t len = o->perf_ids_len + o->mmap3_ids_len;
+	int ret = 0;
+
+	if (!o->file_mode)
+		return o->buf ? out_flush(o) : 0;
+	if (!o->pw_open) {
+		if (whole)
+			fprintf(stderr, "mmap3 inject: %s: perf's stream ended before its first "
+				"event: no file written\n", o->name);
+		return whole ? -1 : 0;
+	}
+	if (whole && !o->failed && len) {
+		table = malloc(len);
+		if (!table)
+			ret = err_mem();
+		else if (memcpy(table, o->perf_ids, o->perf_ids_len),
+			 memcpy(table + o->perf_ids_len, o->mmap3_ids, o->mmap3_ids_len),
+			 perf_writer_feature(&o->pw, HEADER_BUILD_ID, table, len))
+			ret = -1;
+	}
+	if (whole && !o->failed && !ret)
+		ret = perf_writer_close(&o->pw);
+	else
+		perf_writer_abort(&o->pw), ret = whole ? -1 : ret;
+	free(table);
+	return ret;
 }
 
 int inject_run(const struct inject_opts *o, struct inject_stats *st)
@@ -1133,6 +1252,8 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 		 * perf's attrs are in: the session takes their clock.  Without
 		 * one, perf's data still goes on, unchanged: it is the user's.
 		 */
+		if (j.out.file_mode && !j.out.pw_open && j.in.attrs_ready && open_file_output(&j))
+			goto out;
 		if (!j.session_up && !j.session_failed && j.in.attrs_ready && session_start(&j)) {
 			j.session_failed = 1;
 			fprintf(stderr, "mmap3 inject: passing perf's data on unchanged\n");
@@ -1174,16 +1295,12 @@ out:
 	st->capture = j.capture.stats;
 	if (j.cap_open)
 		capture_close(&j.capture);
-	if (out_flush(&j.out))
-		ret = -1, whole = 0;
 	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
-	if (j.out.is_file) {
-		if (!whole)
-			outfile_abort(&j.out.file);
-		else if (outfile_commit(&j.out.file) < 0)
-			ret = -1;
-	}
+	if (close_output(&j, whole))
+		ret = -1;
 	free(j.out.buf);
+	free(j.out.perf_ids);
+	free(j.out.mmap3_ids);
 	for (k = j.head; k < j.len; k++) {
 		if (j.all[k]->group)
 			group_remove(&j, j.all[k]);

@@ -47,8 +47,9 @@ struct inject_stats {
 
 /*
  * Read perf's pipe-mode stream from @o->input, write it with mmap3's
- * records to @o->output (perf's pipe mode; a file is created 0600 and
- * appears only when complete).  Returns 0, or -1 after printing why.
+ * records to @o->output: perf's pipe mode to standard output, perf's file
+ * mode to a file (created 0600, in place once perf's stream went through
+ * whole).  Returns 0, or -1 after printing why.
  */
 int inject_run(const struct inject_opts *o, struct inject_stats *st);
 

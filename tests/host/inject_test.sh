@@ -4,8 +4,9 @@
 # mmap3 inject, the pipe stage (issue #23, 1), with the stand-in device
 # and the host's perf record: perf's stream goes through whole (every
 # record, in an order perf reads without complaint), mmap3's records of
-# processes perf did not record stay out unless asked for, -o writes a
-# file as merge does (0600, the old one kept as .old, never an input),
+# processes perf did not record stay out unless asked for, -o writes
+# perf's file format as merge does (0600, the old one kept as .old, never
+# an input),
 # and what is not perf's pipe-mode data, a terminal, or a reader that
 # goes away are said, not taken.  Judged by the host's perf and sid's
 # (tap_perfs).  The feed thread beside the main one runs under TSan too.
@@ -61,10 +62,22 @@ for perf in $(tap_perfs); do
 	check "... and perf finds none out of order (${ooo:-0})" test "${ooo:-0}" -eq 0
 done
 
-# -o: as merge writes files.
+# -o: as merge writes files, in perf's file format.
 echo previous >out.data
 "$fake" inject --no-capture -i alone.data -o out.data 2>err
 check "-o FILE: created 0600" sh -c "stat -c %a out.data | grep -qx 600"
+check "... in perf's file format, as perf inject -o writes (a 104-byte header)" \
+	sh -c "test \"\$(od -An -tu8 -j8 -N8 out.data | tr -d ' ')\" = 104"
+for perf in $(tap_perfs); do
+	$perf record -q -e cpu-clock -o - -- ./w 2>/dev/null >own.data
+	"$fake" inject --no-capture -i own.data -o own-out.data 2>/dev/null
+	$perf script -i own.data --show-mmap-events -F pid,time,ip,event 2>/dev/null >a.txt
+	$perf script -i own-out.data --show-mmap-events -F pid,time,ip,event 2>/dev/null >o.txt
+	check "... $(tap_perf_label $perf)'s stream as a file it reads: every record" \
+		sh -c "test -s o.txt && diff a.txt o.txt"
+done
+check "... perf's header records in its header: the features (perf report --header)" \
+	sh -c "perf report -i out.data --header-only 2>/dev/null | grep -q '^# hostname'"
 check "... the file that was there kept as FILE.old" grep -qx previous out.data.old
 "$fake" inject --no-capture -i alone.data -o alone.data 2>err
 check "-o the input: refused (status $?)" grep -q "one file cannot be both" err

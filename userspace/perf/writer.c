@@ -151,6 +151,23 @@ int perf_writer_record(struct perf_writer *w, const void *rec)
 	return 0;
 }
 
+int perf_writer_data(struct perf_writer *w, const void *buf, size_t len)
+{
+	while (len) {
+		size_t k;
+
+		if (w->buf_len == BUF_SIZE && flush(w))
+			return -1;
+		k = BUF_SIZE - w->buf_len < len ? BUF_SIZE - w->buf_len : len;
+		memcpy(w->buf + w->buf_len, buf, k);
+		w->buf_len += k;
+		w->data_size += k;
+		buf = (const uint8_t *)buf + k;
+		len -= k;
+	}
+	return 0;
+}
+
 /* @len bytes at @off in @fd to @to in the output; @what for messages. */
 static int copy_range(struct perf_writer *w, int fd, uint64_t off, uint64_t to, uint64_t len,
 		      const char *what)

@@ -72,6 +72,9 @@ int perf_writer_record(struct perf_writer *w, const void *rec);
 void *perf_writer_reserve(struct perf_writer *w, size_t size);
 void perf_writer_commit(struct perf_writer *w, size_t size);
 
+/* Append @len bytes that follow a record outside its size (an AUXTRACE payload). */
+int perf_writer_data(struct perf_writer *w, const void *buf, size_t len);
+
 /*
  * Append @len bytes at @off in @fd (whole records) to the data section.
  * The kernel copies them (copy_file_range) where it can, so records kept
