@@ -977,10 +977,16 @@ static int write_round(struct inject *j, int end)
 
 	if (j->session_up && take(j))
 		return -1;
-	if (j->session_up && match_round(j, &before_session)) {
-		if ((before_session && !j->dump_done ? wait_dump(j) : sync_feed(j)) ||
-		    (match_round(j, &before_session), 0))
+	/* Not there yet: the state dump's first, then what the module still holds. */
+	if (j->session_up && match_round(j, &before_session) && before_session &&
+	    !j->dump_done) {
+		if (wait_dump(j))
 			return -1;
+	}
+	if (j->session_up && match_round(j, &before_session)) {
+		if (sync_feed(j))
+			return -1;
+		match_round(j, &before_session);
 	}
 	for (k = 0; k < j->nr_recs; k++) {
 		const struct perf_event_header *h = round_header(j, k);
