@@ -99,24 +99,40 @@ MODULE_PARM_DESC(test_worker_delay_ms, "Test builds: delay each worker run (ms)"
 
 /*
  * hook_lock protects the queues' allocation, the worker's resolver and
- * the user counts.
- *
- * The kprobe lives as long as the module: registered at load, removed at
- * unload, never disarmed in between.  Arming and disarming rewrite the
- * probed instruction while other CPUs run it; with sessions enabled and
- * disabled in a loop beside mmap() on every CPU, a stray int3 was taken
- * as the probe's after it was gone (ftrace-based probe, 7.2 and
- * 6.12-rt under qemu): the kprobes core single-stepped a NULL
- * instruction slot.  Rewriting the instruction only at load and unload
- * keeps that window out of a session's life.  The price: while the
- * module is loaded and no session is enabled, each mmap() pays the
- * probe's call and one load (bench/ measures it).
+ * the user counts.  The CPU hotplug callback takes it, with the hotplug
+ * lock held: nothing under it may take cpus_read_lock().
  */
 static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
+
+/*
+ * The kprobe is registered at the first session's ENABLE and removed
+ * probe_grace_ms after the last session ended: while no one records,
+ * nothing is patched into perf_event_mmap and an mmap() costs what it
+ * costs without the module; back-to-back sessions (a script, or perf's
+ * --switch-output beside record) do not patch the text each time.
+ * Registering and removing rewrite the probed instruction while other
+ * CPUs run it, through the kernel's text_poke_bp(); docs/design.md says
+ * what qemu's multi-threaded TCG made of that.
+ *
+ * probe_lock protects the registration and probe_sessions.  It is
+ * taken before, never under, hook_lock: registering takes
+ * cpus_read_lock().
+ */
+static DEFINE_MUTEX(probe_lock);
+static unsigned int probe_sessions;
+static bool probe_registered;
 static struct kprobe mmap3_kprobe = {
 	.symbol_name = "perf_event_mmap",
 };
+
+static unsigned int probe_grace_ms = 2000;
+module_param(probe_grace_ms, uint, 0644);
+MODULE_PARM_DESC(probe_grace_ms,
+		 "Keep the probe this long after the last session ends (ms, default 2000)");
+static struct delayed_work probe_remove_work;
+/* The probe's misses in its earlier registrations (nmissed starts over). */
+static unsigned long probe_missed_before;
 
 /* Of the probe's misses, those counted lost (the worker's). */
 static unsigned long probe_missed_seen;
@@ -270,7 +286,10 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 	}
 	mutex_unlock(&hook_lock);
 	st->queue_lost = mmap3_sink_queue_lost_count();
-	st->probe_missed = READ_ONCE(mmap3_kprobe.nmissed);
+	mutex_lock(&probe_lock);
+	st->probe_missed = probe_missed_before +
+			   (probe_registered ? READ_ONCE(mmap3_kprobe.nmissed) : 0);
+	mutex_unlock(&probe_lock);
 }
 
 /* Under hook_lock. */
@@ -325,10 +344,82 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Under probe_lock: patch the probe in, unless it still is. */
+static int probe_add(void)
+{
+	int ret;
+
+	if (probe_registered)
+		return 0;
+	/*
+	 * A kprobe registered before keeps its resolved address and comes
+	 * back from unregister_kprobe() marked disabled, which
+	 * register_kprobe() keeps: by name again, and enabled.
+	 */
+	mmap3_kprobe.addr = NULL;
+	mmap3_kprobe.flags = 0;
+	mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
+	ret = register_kprobe(&mmap3_kprobe);
+	if (ret) {
+		pr_err("cannot probe perf_event_mmap: %d\n", ret);
+		return ret;
+	}
+	/* nmissed starts over; no worker runs while no session is enabled. */
+	probe_missed_seen = 0;
+	probe_registered = true;
+	return 0;
+}
+
+/* Under probe_lock, no session enabled: patch the probe out. */
+static void probe_remove(void)
+{
+	if (!probe_registered)
+		return;
+	/* Waits for running handlers, which no session's queues await. */
+	unregister_kprobe(&mmap3_kprobe);
+	probe_registered = false;
+	probe_missed_before += mmap3_kprobe.nmissed;
+}
+
+static void probe_remove_fn(struct work_struct *work)
+{
+	mutex_lock(&probe_lock);
+	if (!probe_sessions)
+		probe_remove();
+	mutex_unlock(&probe_lock);
+}
+
+/* A session is enabled: the probe is in, and stays while it is. */
+static int probe_get(void)
+{
+	int ret;
+
+	mutex_lock(&probe_lock);
+	/* A removal running now waits for probe_lock, then finds a session. */
+	cancel_delayed_work(&probe_remove_work);
+	ret = probe_add();
+	if (!ret)
+		probe_sessions++;
+	mutex_unlock(&probe_lock);
+	return ret;
+}
+
+/* The last session gone: the probe goes after the grace period. */
+static void probe_put(void)
+{
+	mutex_lock(&probe_lock);
+	if (!--probe_sessions)
+		mod_delayed_work(mmap3_wq, &probe_remove_work,
+				 msecs_to_jiffies(READ_ONCE(probe_grace_ms)));
+	mutex_unlock(&probe_lock);
+}
+
 int mmap3_hook_get(bool data)
 {
-	int ret = 0;
+	int ret = probe_get();
 
+	if (ret)
+		return ret;
 	mutex_lock(&hook_lock);
 	if (!hook_users) {
 		ret = queues_alloc();
@@ -342,6 +433,8 @@ int mmap3_hook_get(bool data)
 		WRITE_ONCE(mmap3_want_data, true);
 out:
 	mutex_unlock(&hook_lock);
+	if (ret)
+		probe_put();
 	return ret;
 }
 
@@ -361,6 +454,7 @@ void mmap3_hook_put(bool data)
 		mmap3_container_forget();
 	}
 	mutex_unlock(&hook_lock);
+	probe_put();
 }
 
 /* CPU hotplug: a CPU coming online while sessions are enabled gets its queue. */
@@ -394,13 +488,7 @@ int mmap3_hook_init(void)
 	if (ret < 0)
 		goto err_wq;
 	mmap3_cpuhp = ret;
-	mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
-	ret = register_kprobe(&mmap3_kprobe);
-	if (ret) {
-		pr_err("cannot probe perf_event_mmap: %d\n", ret);
-		cpuhp_remove_state_nocalls(mmap3_cpuhp);
-		goto err_wq;
-	}
+	INIT_DELAYED_WORK(&probe_remove_work, probe_remove_fn);
 	return 0;
 err_wq:
 	destroy_workqueue(mmap3_wq);
@@ -410,8 +498,10 @@ err_wq:
 /* Every session is closed: no queues, no work pending. */
 void mmap3_hook_exit(void)
 {
-	/* Waits for running handlers (synchronize_rcu()). */
-	unregister_kprobe(&mmap3_kprobe);
+	cancel_delayed_work_sync(&probe_remove_work);
+	mutex_lock(&probe_lock);
+	probe_remove();
+	mutex_unlock(&probe_lock);
 	cpuhp_remove_state_nocalls(mmap3_cpuhp);
 	destroy_workqueue(mmap3_wq);
 }

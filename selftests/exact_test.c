@@ -8,6 +8,7 @@
  * Runs as root inside a test VM with the module loaded ($MMAP3_KO), built
  * with the test hooks (tests/vm/build-module).
  */
+#include <ctype.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -623,6 +624,105 @@ TEST(filter_inherit_follows_descendants)
 	close(go[1]);
 	records_free(&ri);
 	records_free(&rp);
+}
+
+#define PROBE_GRACE	"/sys/module/mmap3/parameters/probe_grace_ms"
+
+/*
+ * Does the listing @path (kprobes' or ftrace's) name perf_event_mmap
+ * itself?  1, 0, or -1 if it cannot be read.
+ */
+static int lists_perf_event_mmap(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512], *p;
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		for (p = line; !found && (p = strstr(p, "perf_event_mmap")); p++)
+			found = (p == line || !isalnum((unsigned char)p[-1])) &&
+				!isalnum((unsigned char)p[15]) && p[15] != '_';
+	fclose(f);
+	return found;
+}
+
+/* perf_event_mmap patched (kprobes' list; ftrace's, where it has one). */
+static int probe_patched(void)
+{
+	int k = lists_perf_event_mmap("/sys/kernel/debug/kprobes/list");
+	int f = lists_perf_event_mmap("/sys/kernel/tracing/enabled_functions");
+
+	return k < 0 ? -1 : k || f > 0;
+}
+
+/* Wait up to 10 s for the probe to be @want; whether it came. */
+static int probe_becomes(int want)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (probe_patched() == want)
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+/*
+ * Nothing is patched into perf_event_mmap while no session is enabled:
+ * the probe goes in at a session's ENABLE and out probe_grace_ms after
+ * the last one ends (a session begun within the grace keeps it), and a
+ * session after that patches it in again and records.
+ */
+TEST(probe_is_patched_in_only_while_recording)
+{
+	struct records r = { };
+	int fd;
+
+	ASSERT_EQ(0, write_file(PROBE_GRACE, "100"));
+	ASSERT_TRUE(probe_becomes(0)) {
+		TH_LOG("perf_event_mmap is patched with no session enabled");
+	}
+	for (int round = 0; round < 2; round++) {
+		fd = session_open();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+		ASSERT_EQ(1, probe_patched());
+		ASSERT_EQ(0, read_dump(fd, &r));
+		records_free(&r);
+		ASSERT_NE(MAP_FAILED, map_exec("/selftests/spin_v1"));
+		ASSERT_EQ(0, flush_and_read(fd, &r));
+		EXPECT_NE(NULL, find_mmap(&r, getpid(), "/selftests/spin_v1", 0)) {
+			TH_LOG("round %d: the probe patched in again records nothing", round);
+		}
+		records_free(&r);
+		close(fd);
+		EXPECT_TRUE(probe_becomes(0)) {
+			TH_LOG("round %d: still patched 10 s after the last session", round);
+		}
+	}
+	/* Within the grace, a new session finds the probe in and keeps it. */
+	ASSERT_EQ(0, write_file(PROBE_GRACE, "3600000"));
+	fd = session_open();
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	close(fd);
+	EXPECT_EQ(1, probe_patched());
+	fd = session_open();
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	EXPECT_EQ(1, probe_patched());
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_NE(MAP_FAILED, map_exec("/selftests/spin_v1"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, getpid(), "/selftests/spin_v1", 0));
+	records_free(&r);
+	/* The removal was put off by an hour: this session's end puts it at 100 ms. */
+	ASSERT_EQ(0, write_file(PROBE_GRACE, "100"));
+	close(fd);
+	EXPECT_TRUE(probe_becomes(0));
+	write_file(PROBE_GRACE, "2000");
 }
 
 TEST_HARNESS_MAIN

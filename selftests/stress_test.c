@@ -579,4 +579,82 @@ TEST_F_TIMEOUT(load, stress, 3600)
 	ASSERT_EQ(0, load_ko(getenv("MMAP3_KO")));
 }
 
+#define PROBE_GRACE	"/sys/module/mmap3/parameters/probe_grace_ms"
+
+/* Is perf_event_mmap in kprobes' list?  1, 0, -1 if it cannot be read. */
+static int probe_listed(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, " perf_event_mmap+");
+	fclose(f);
+	return found;
+}
+
+/*
+ * The probe patched in and out of perf_event_mmap as fast as sessions
+ * come and go (probe_grace_ms 0), for half of MMAP3_STRESS_SECONDS, while
+ * every CPU maps, mprotects and execs: each cycle rewrites the probed
+ * instruction under CPUs running it.  The kernel must take no stray trap
+ * (the rig fails the run on an Oops), and a session after it records.
+ */
+TEST_F_TIMEOUT(load, probe_cycles_beside_storms, 1800)
+{
+	const char *env = getenv("MMAP3_STRESS_SECONDS");
+	int seconds = (env ? atoi(env) : 60) / 2, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nkids = 0, i, fd;
+	unsigned long cycles = 0, removed = 0;
+	struct records r = { };
+	pid_t kids[32];
+	double end;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	mkdir(SDIR, 0755);
+	ASSERT_EQ(0, write_elf(MARK_EXEC, 1, 0, 0xe1, 20, 256, id_exec));
+	ASSERT_EQ(0, write_elf(MARK_MMAP, 1, 0, 0xe2, 20, 256, id_mmap));
+	ASSERT_EQ(0, write_file(PROBE_GRACE, "0"));
+	for (i = 0; i < ncpu; i++) {
+		kids[nkids++] = spawn(exec_storm, i);
+		kids[nkids++] = spawn(mmap_storm, i);
+	}
+	end = now_s() + seconds;
+	while (now_s() < end) {
+		fd = session_open();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+		close(fd);
+		cycles++;
+		/* Out before the next one is in: a full cycle each time. */
+		for (i = 0; i < 200 && probe_listed() == 1; i++)
+			usleep(5000);
+		removed += probe_listed() == 0;
+	}
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < nkids; i++)
+		waitpid(kids[i], NULL, 0);
+	write_file(PROBE_GRACE, "2000");
+	ksft_print_msg("%lu probe cycles (%lu removed before the next), %llu exec and %llu mmap markers made beside them\n",
+		       cycles, removed, (unsigned long long)sh->made_exec,
+		       (unsigned long long)sh->made_mmap);
+	EXPECT_LT(0, removed);
+	EXPECT_LT(0, sh->made_mmap);
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_NE(MAP_FAILED, map_exec(MARK_MMAP));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, getpid(), MARK_MMAP, 0));
+	records_free(&r);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
