@@ -130,6 +130,12 @@ static unsigned int probe_grace_ms = 2000;
 module_param(probe_grace_ms, uint, 0644);
 MODULE_PARM_DESC(probe_grace_ms,
 		 "Keep the probe this long after the last session ends (ms, default 2000)");
+/*
+ * The removal runs on a queue of its own: on mmap3_wq, which hook_put()
+ * flushes under hook_lock, it would order hook_lock before probe_lock and
+ * so before the hotplug lock, which is held when hook_lock is taken.
+ */
+static struct workqueue_struct *probe_wq;
 static struct delayed_work probe_remove_work;
 /* The probe's misses in its earlier registrations (nmissed starts over). */
 static unsigned long probe_missed_before;
@@ -409,7 +415,7 @@ static void probe_put(void)
 {
 	mutex_lock(&probe_lock);
 	if (!--probe_sessions)
-		mod_delayed_work(mmap3_wq, &probe_remove_work,
+		mod_delayed_work(probe_wq, &probe_remove_work,
 				 msecs_to_jiffies(READ_ONCE(probe_grace_ms)));
 	mutex_unlock(&probe_lock);
 }
@@ -481,6 +487,11 @@ int mmap3_hook_init(void)
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
 	if (!mmap3_wq)
 		return -ENOMEM;
+	probe_wq = alloc_workqueue("mmap3_probe", WQ_UNBOUND, 1);
+	if (!probe_wq) {
+		destroy_workqueue(mmap3_wq);
+		return -ENOMEM;
+	}
 	mmap3_init_irq_work_hard(&mmap3_irq_work, mmap3_irq_work_fn);
 	INIT_WORK(&mmap3_drain_work, mmap3_drain);
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mmap3:online",
@@ -491,6 +502,7 @@ int mmap3_hook_init(void)
 	INIT_DELAYED_WORK(&probe_remove_work, probe_remove_fn);
 	return 0;
 err_wq:
+	destroy_workqueue(probe_wq);
 	destroy_workqueue(mmap3_wq);
 	return ret;
 }
@@ -502,6 +514,7 @@ void mmap3_hook_exit(void)
 	mutex_lock(&probe_lock);
 	probe_remove();
 	mutex_unlock(&probe_lock);
+	destroy_workqueue(probe_wq);
 	cpuhp_remove_state_nocalls(mmap3_cpuhp);
 	destroy_workqueue(mmap3_wq);
 }
