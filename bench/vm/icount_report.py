@@ -122,8 +122,7 @@ def main(args):
             return ("met" if ok else "missed") + f": {text}"
         if loaded is not None:
             verdicts.append((kernel, "loaded, no session: 0 instructions added",
-                             verdict(loaded <= 0, f"{loaded:,.0f} added per mapping (the kprobe "
-                                     "stays registered while the module is loaded)")))
+                             verdict(loaded <= 0, f"{loaded:,.0f} added per mapping")))
         if sess is not None and perf is not None:
             verdicts.append((kernel, "session at most what `perf record -e dummy -a` adds",
                              verdict(sess <= perf, f"{sess:,.0f} vs {perf:,.0f}")))

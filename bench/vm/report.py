@@ -173,8 +173,8 @@ def path_section(name, info, entries, bench, title, unit_ns):
     if "loaded" in ratios:
         r = ratios["loaded"]
         SUMMARY.setdefault(name, {})[bench + "idle"] = f"{pct(r[0])} / {pct(r[1])}"
-        out.append(f"- Idle cost: \"module loaded, no session\" (the kprobe stays "
-                   f"registered; its handler returns at once) over \"module not loaded\": "
+        out.append(f"- Idle cost: \"module loaded, no session\" (nothing patched: the "
+                   f"probe is armed per session) over \"module not loaded\": "
                    f"{pct(r[0])} (ratio of medians), {pct(r[1])} (per-round). Run-to-run "
                    f"noise is of the same order, so a few percent either way is not resolved.")
     why = WHY.get(bench)
@@ -812,9 +812,9 @@ def main():
         sm = SUMMARY.get(name, {})
         out.append("| " + " | ".join([name] + [sm.get(k, "-") for k, _ in cols]) + " |")
     out += ["", "\"Idle\" is what a loaded module costs without a session: its kprobe "
-            "stays registered from load to unload (arming it per session crashed kernels "
-            "under qemu, docs/design.md), and its handler returns at once; ratio of medians "
-            "/ per-round median, over no module.", ""]
+            "is patched in at a session's start and out after the last one ends "
+            "(docs/design.md, \"The probe's lifetime\"); ratio of medians / per-round "
+            "median, over no module.", ""]
     out += body
     print("\n".join(out))
 
