@@ -57,6 +57,8 @@
 #define INJECT_QUEUE_MAX	(256U << 20)
 /* A round of perf's held before it is written, at most (perf rounds are its buffers' size). */
 #define ROUND_MAX		(64U << 20)
+/* The payload one record may carry (AUXTRACE data): what one AUX buffer holds. */
+#define PAYLOAD_MAX		(256U << 20)
 /* How long a round waits for the state dump, and for a FLUSH to be read. */
 #define DUMP_WAIT_SECONDS	60
 #define SYNC_WAIT_SECONDS	10
@@ -798,6 +800,15 @@ static int round_payload(void *arg, const void *buf, size_t len)
 static int round_add(struct inject *j, const struct perf_rec *rec)
 {
 	struct round_rec *r;
+
+	/* A round is held whole: a payload announced past that is refused, not trusted. */
+	if (rec->payload > PAYLOAD_MAX) {
+		fprintf(stderr, "mmap3 inject: %s: offset %llu: a record announcing %llu bytes "
+			"after it, expected at most %u (perf's AUX buffers are smaller)\n",
+			j->in.path, (unsigned long long)rec->offset,
+			(unsigned long long)rec->payload, PAYLOAD_MAX);
+		return -1;
+	}
 
 	if (j->nr_recs == j->recs_cap) {
 		size_t cap = j->recs_cap ? 2 * j->recs_cap : 4096;
