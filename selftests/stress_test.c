@@ -464,8 +464,14 @@ FIXTURE(load) {
 	int unused;
 };
 
+/* The counters the storms share, and the marker files they map. */
 FIXTURE_SETUP(load)
 {
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	mkdir(SDIR, 0755);
+	ASSERT_EQ(0, write_elf(MARK_EXEC, 1, 0, 0xe1, 20, 256, id_exec));
+	ASSERT_EQ(0, write_elf(MARK_MMAP, 1, 0, 0xe2, 20, 256, id_mmap));
 }
 
 FIXTURE_TEARDOWN(load)
@@ -482,12 +488,6 @@ TEST_F_TIMEOUT(load, stress, 3600)
 	struct mmap3_stats st;
 	pid_t kids[32];
 	double end;
-
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	mkdir(SDIR, 0755);
-	ASSERT_EQ(0, write_elf(MARK_EXEC, 1, 0, 0xe1, 20, 256, id_exec));
-	ASSERT_EQ(0, write_elf(MARK_MMAP, 1, 0, 0xe2, 20, 256, id_mmap));
 
 	for (w = 0; w < 2; w++) {
 		struct records r = { };
@@ -613,11 +613,6 @@ TEST_F_TIMEOUT(load, probe_cycles_beside_storms, 1800)
 	pid_t kids[32];
 	double end;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	mkdir(SDIR, 0755);
-	ASSERT_EQ(0, write_elf(MARK_EXEC, 1, 0, 0xe1, 20, 256, id_exec));
-	ASSERT_EQ(0, write_elf(MARK_MMAP, 1, 0, 0xe2, 20, 256, id_mmap));
 	ASSERT_EQ(0, write_file(PROBE_GRACE, "0"));
 	for (i = 0; i < ncpu; i++) {
 		kids[nkids++] = spawn(exec_storm, i);
