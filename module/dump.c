@@ -10,11 +10,14 @@
  * Processes are those of the session's pid namespace that existed when
  * the dump began, walked in pid order a few at a time (no snapshot of
  * them all: nothing to allocate, nothing to fail), pinned by pid; for
- * each, its mm is taken and its VMAs read under mmap_read_lock, tried for
- * a bounded time.  A process whose lock is held that long (by a page
- * fault stuck on a hung filesystem, or a busy writer) is tried again at
- * the end, once, for longer; if it is still held, it is counted lost as
- * many times as it has memory areas (an upper bound of its file mappings).
+ * each, its mm is taken and its VMAs read under mmap_read_lock if that is
+ * free.  A process whose lock is held (by a page fault stuck on a hung
+ * filesystem, a busy writer, or simply a process still mapping) is kept
+ * for the end, where the kept ones are tried in turn until all are done
+ * or none came free for a while; those left are counted lost as many
+ * times as they have memory areas (an upper bound of their file mappings).
+ * No process is waited for on its own: a thousand busy ones cost the
+ * same short wait as one.
  * File references are taken under the lock and the files resolved after.
  * Each record is stamped with the time its process was looked at.
  */
@@ -42,10 +45,13 @@
 #include "sink.h"
 #include "wrapper/mm.h"
 
-/* How long the dump tries to take one process's mmap_lock, then at the end. */
+/*
+ * How long the dump waits for a busy process when no more can be kept
+ * for the end, and how long the busy ones kept may all stay locked.
+ */
 #define MMAP_LOCK_WAIT_MS	20
 #define MMAP_LOCK_RETRY_MS	200
-/* Processes pinned at once while walking, and tried again at the end. */
+/* Processes pinned at once while walking, and kept for the end. */
 #define DUMP_CHUNK		64
 #define DUMP_RETRY_MAX		1024
 
@@ -91,12 +97,13 @@ static bool grow(struct dump_state *ds)
 	return true;
 }
 
+/* Take @mm's lock for reading, trying for at most @ms (0: once). */
 static bool lock_mm(struct dump_state *ds, struct mm_struct *mm, unsigned int ms)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
 
 	while (!mmap_read_trylock(mm)) {
-		if (time_after(jiffies, deadline) || READ_ONCE(ds->d->stop))
+		if (!ms || time_after(jiffies, deadline) || READ_ONCE(ds->d->stop))
 			return false;
 		usleep_range(500, 1000);
 	}
@@ -224,17 +231,49 @@ static void skip_task(struct dump_state *ds, struct pid *tgid)
 /* Dump @tgid, or keep it for the end if its memory map is busy. */
 static void dump_or_retry(struct dump_state *ds, struct pid *tgid)
 {
-	if (dump_task(ds, tgid, MMAP_LOCK_WAIT_MS))
-		return;
-	if (READ_ONCE(ds->d->stop))
+	if (dump_task(ds, tgid, 0) || READ_ONCE(ds->d->stop))
 		return;
 	if (!ds->retry)
 		ds->retry = kvmalloc_array(DUMP_RETRY_MAX, sizeof(*ds->retry),
 					   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (ds->retry && ds->nr_retry < DUMP_RETRY_MAX)
+	if (ds->retry && ds->nr_retry < DUMP_RETRY_MAX) {
 		ds->retry[ds->nr_retry++] = get_pid(tgid);
-	else
+		return;
+	}
+	/* No room to keep it: it is waited for here, briefly. */
+	if (!dump_task(ds, tgid, MMAP_LOCK_WAIT_MS) && !READ_ONCE(ds->d->stop))
 		skip_task(ds, tgid);
+}
+
+/*
+ * The busy processes kept for the end, tried in turn until each is done
+ * or none has come free for MMAP_LOCK_RETRY_MS; those left are skipped.
+ */
+static void dump_retried(struct dump_state *ds)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(MMAP_LOCK_RETRY_MS);
+	unsigned int i, left;
+
+	while (ds->nr_retry && !READ_ONCE(ds->d->stop)) {
+		for (i = 0, left = 0; i < ds->nr_retry; i++) {
+			if (dump_task(ds, ds->retry[i], 0))
+				put_pid(ds->retry[i]);
+			else
+				ds->retry[left++] = ds->retry[i];
+		}
+		if (left < ds->nr_retry)
+			deadline = jiffies + msecs_to_jiffies(MMAP_LOCK_RETRY_MS);
+		ds->nr_retry = left;
+		if (!left || time_after(jiffies, deadline))
+			break;
+		usleep_range(1000, 2000);
+	}
+	for (i = 0; i < ds->nr_retry; i++) {
+		if (!READ_ONCE(ds->d->stop))
+			skip_task(ds, ds->retry[i]);
+		put_pid(ds->retry[i]);
+	}
+	kvfree(ds->retry);
 }
 
 /*
@@ -289,12 +328,7 @@ static void dump_work(struct work_struct *work)
 			cond_resched();
 		}
 	}
-	for (i = 0; i < ds.nr_retry; i++) {
-		if (!READ_ONCE(d->stop) && !dump_task(&ds, ds.retry[i], MMAP_LOCK_RETRY_MS))
-			skip_task(&ds, ds.retry[i]);
-		put_pid(ds.retry[i]);
-	}
-	kvfree(ds.retry);
+	dump_retried(&ds);
 	/* Records of files being read from disk come before DUMP_DONE. */
 	mmap3_resolve_drain(&d->r, d->out);
 	kvfree(ds.vmas);

@@ -994,14 +994,15 @@ static int cmd_costs(const char *dir, long n)
 static int cmd_dump(const char *file, long procs, long maps)
 {
 	struct mmap3_record_header *h;
-	int pipefd[2], fd, done = 0;
-	uint64_t t0, t_done = 0, records = 0, lost = 0, dumped = 0;
+	int pipefd[2], readyfd[2], fd, done = 0;
+	uint64_t t0, t_done = 0, records = 0, lost = 0, dumped = 0, skipped = 0;
+	struct mmap3_stats st;
 	size_t size = 1 << 20;
 	char *buf = malloc(size), c;
 	pid_t *kids = calloc(procs, sizeof(pid_t));
 	long i, j;
 
-	if (!buf || !kids || pipe(pipefd))
+	if (!buf || !kids || pipe(pipefd) || pipe(readyfd))
 		die("setup");
 	for (i = 0; i < procs; i++) {
 		kids[i] = fork();
@@ -1009,20 +1010,29 @@ static int cmd_dump(const char *file, long procs, long maps)
 			die("fork");
 		if (!kids[i]) {
 			int f = open(file, O_RDONLY | O_CLOEXEC);
+			char ready = 'r';
 
 			/* Mappings kept, for the dump to find. */
 			for (j = 0; j < maps; j++)
 				if (f < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f,
 						  0) == MAP_FAILED)
-					_exit(1);
+					ready = 'f';
 			close(pipefd[1]);
+			close(readyfd[0]);
+			if (write(readyfd[1], &ready, 1) != 1 || ready != 'r')
+				_exit(1);
 			if (read(pipefd[0], &c, 1) < 0)
 				_exit(1);
 			_exit(0);
 		}
 	}
 	close(pipefd[0]);
-	usleep(500000);
+	close(readyfd[1]);
+	/* Every process has made its mappings: the dump measures only itself. */
+	for (i = 0; i < procs; i++)
+		if (read(readyfd[0], &c, 1) != 1 || c != 'r')
+			die("a process failed to make its mappings");
+	close(readyfd[0]);
 	fd = open(MMAP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(MMAP3_DEVICE_PATH);
@@ -1041,13 +1051,18 @@ static int cmd_dump(const char *file, long procs, long maps)
 			if (h->type == MMAP3_RECORD_DUMP_DONE) {
 				t_done = now_ns() - t0;
 				dumped = ((struct mmap3_record_dump_done *)h)->mappings;
+				skipped = ((struct mmap3_record_dump_done *)h)->tasks_skipped;
 				done = 1;
 			}
 		}
 	}
-	printf("RESULT what=dump procs=%ld maps=%ld dumped=%llu records=%llu lost=%llu ns=%llu\n",
+	get_stats(fd, &st);
+	printf("RESULT what=dump procs=%ld maps=%ld dumped=%llu records=%llu lost=%llu ns=%llu "
+	       "skipped=%llu lost_dump=%llu lost_buffer=%llu lost_queue=%llu\n",
 	       procs, maps, (unsigned long long)dumped, (unsigned long long)records,
-	       (unsigned long long)lost, (unsigned long long)t_done);
+	       (unsigned long long)lost, (unsigned long long)t_done, (unsigned long long)skipped,
+	       (unsigned long long)st.lost_dump, (unsigned long long)st.lost_buffer,
+	       (unsigned long long)st.lost_queue);
 	close(fd);
 	close(pipefd[1]);
 	for (i = 0; i < procs; i++)

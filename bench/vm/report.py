@@ -636,7 +636,12 @@ def hostile_section(name, entries):
         out += ["", f"The state dump of {kv['procs']} processes with {kv['maps']} executable "
                 f"mappings each (and their own): {kv['dumped']} mappings, `DUMP_DONE` "
                 f"{ms(int(kv['ns']))} ms after `MMAP3_IOC_ENABLE`, {kv['lost']} lost, into "
-                "the default 4 MiB buffer drained by a reader."]
+                "the default 4 MiB buffer drained by a reader; every process had made its "
+                "mappings before the session began (a ready handshake)."]
+        if "skipped" in kv:
+            out.append(f"Processes skipped (memory map locked): {kv['skipped']}; lost by "
+                       f"kind: dump {kv['lost_dump']}, buffer {kv['lost_buffer']}, queue "
+                       f"{kv['lost_queue']}.")
         SUMMARY.setdefault(name, {})["dump"] = (f"{kv['dumped']} in {ms(int(kv['ns']))} ms, "
                                                 f"{kv['lost']} lost")
     out += hashload_lines(name, entries)
