@@ -29,6 +29,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "cache.h"
@@ -80,11 +81,13 @@ static struct irq_work mmap3_irq_work;
  * never a timer on the mapper's: a real-time mapper may keep its CPU,
  * and that CPU's timer and softirq threads on PREEMPT_RT, to itself.
  * Records reach readers within about a jiffy; MMAP3_IOC_FLUSH and
- * disabling a session skip the wait (drain_now).
+ * disabling a session skip the wait (drain_now), and cut short a wait
+ * already begun (drain_wake), so a flush costs no tick of idle time.
  */
 #define MMAP3_DRAIN_DELAY	1
 static struct work_struct mmap3_drain_work;
 static atomic_t drain_now;
+static DECLARE_WAIT_QUEUE_HEAD(drain_wake);
 static struct mmap3_resolver mmap3_drain_resolver;	/* the worker's */
 
 #ifdef MMAP3_TEST_HOOKS
@@ -217,8 +220,7 @@ static void mmap3_drain(struct work_struct *work)
 	unsigned int cpu, head, tail, mask = queue_len - 1;
 	unsigned long missed;
 
-	if (!atomic_read(&drain_now))
-		schedule_timeout_idle(MMAP3_DRAIN_DELAY);
+	wait_event_idle_timeout(drain_wake, atomic_read(&drain_now), MMAP3_DRAIN_DELAY);
 #ifdef MMAP3_TEST_HOOKS
 	if (READ_ONCE(test_worker_delay_ms))
 		msleep(READ_ONCE(test_worker_delay_ms));
@@ -259,6 +261,7 @@ static void mmap3_drain(struct work_struct *work)
 static void drain_sync(void)
 {
 	atomic_inc(&drain_now);
+	wake_up(&drain_wake);
 	queue_work(mmap3_wq, &mmap3_drain_work);
 	flush_work(&mmap3_drain_work);
 	atomic_dec(&drain_now);
