@@ -127,20 +127,35 @@ static u64 mnt_ns_id(struct task_struct *task, struct pid *tgid)
 	return id;
 }
 
-void mmap3_container_take(struct mmap3_event *ev)
+void mmap3_container_let_go(struct mmap3_container_last *last)
 {
-	struct task_struct *task = get_pid_task(ev->tgid, PIDTYPE_TGID);
+	if (last->root.mnt)
+		path_put(&last->root);
+	put_pid(last->tgid);
+	*last = (struct mmap3_container_last){ };
+}
 
-	ev->mnt_ns = 0;
-	ev->root = (struct path){ };
-	if (!task)
-		return;
-	ev->mnt_ns = mnt_ns_id(task, ev->tgid);
-	task_lock(task);
-	if (task->fs)
-		get_fs_root(task->fs, &ev->root);
-	task_unlock(task);
-	put_task_struct(task);
+void mmap3_container_take(struct mmap3_container_last *last, struct mmap3_event *ev)
+{
+	struct task_struct *task;
+
+	if (!last->tgid || last->tgid != ev->tgid) {
+		mmap3_container_let_go(last);
+		task = get_pid_task(ev->tgid, PIDTYPE_TGID);
+		if (task) {
+			last->mnt_ns = mnt_ns_id(task, ev->tgid);
+			task_lock(task);
+			if (task->fs)
+				get_fs_root(task->fs, &last->root);
+			task_unlock(task);
+			put_task_struct(task);
+		}
+		last->tgid = get_pid(ev->tgid);
+	}
+	ev->mnt_ns = last->mnt_ns;
+	ev->root = last->root;
+	if (ev->root.mnt)
+		path_get(&ev->root);
 }
 
 void mmap3_container_forget(void)

@@ -31,10 +31,26 @@ static __always_inline u64 mmap3_task_cgroup(struct task_struct *task)
 }
 
 /*
- * Take @ev's process's mount namespace id and root into @ev, while it
- * runs (a process gone leaves them empty).  Process context.
+ * The last process whose namespace and root were taken, kept by one
+ * resolver (one thread at a time) for the mappings that follow: a
+ * process maps its files in a row, and the worker takes them a queue at
+ * a time.  It pins that process's root, so its keeper lets it go at the
+ * end of each run (mmap3_container_let_go()): an idle module holds no
+ * mount busy.
  */
-void mmap3_container_take(struct mmap3_event *ev);
+struct mmap3_container_last {
+	struct pid *tgid;		/* held; NULL: none */
+	u64 mnt_ns;
+	struct path root;		/* held, or none (.mnt NULL) */
+};
+
+/*
+ * Take @ev's process's mount namespace id and root into @ev, while it
+ * runs (a process gone leaves them empty), or from @last if it is that
+ * process's.  Process context.
+ */
+void mmap3_container_take(struct mmap3_container_last *last, struct mmap3_event *ev);
+void mmap3_container_let_go(struct mmap3_container_last *last);
 
 /* Forget the namespaces remembered: no session records any more. */
 void mmap3_container_forget(void);

@@ -331,6 +331,7 @@ static void dump_work(struct work_struct *work)
 	dump_retried(&ds);
 	/* Records of files being read from disk come before DUMP_DONE. */
 	mmap3_resolve_drain(&d->r, d->out);
+	mmap3_resolver_idle(&d->r);
 	kvfree(ds.vmas);
 	done.tasks = ds.tasks;
 	done.tasks_skipped = ds.tasks_skipped;

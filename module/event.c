@@ -31,16 +31,13 @@ void mmap3_time_now(struct mmap3_time *t)
 
 NOKPROBE_SYMBOL(mmap3_time_now);
 
-void mmap3_time_derive(struct mmap3_time *t)
+void mmap3_time_derive(struct mmap3_time *t, const struct mmap3_time *now)
 {
-	struct mmap3_time now;
-	u64 since;
-
-	mmap3_time_now(&now);
 	/* Another CPU's local_clock() may be a little ahead. */
-	since = now.local > t->local ? now.local - t->local : 0;
-	t->mono = now.mono - since;
-	t->raw = now.raw - since;
+	u64 since = now->local > t->local ? now->local - t->local : 0;
+
+	t->mono = now->mono - since;
+	t->raw = now->raw - since;
 }
 
 u32 mmap3_vm_prot(unsigned long vm_flags)

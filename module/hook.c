@@ -218,6 +218,7 @@ static void mmap3_irq_work_fn(struct irq_work *work)
 static void mmap3_drain(struct work_struct *work)
 {
 	unsigned int cpu, head, tail, mask = queue_len - 1;
+	struct mmap3_time now;
 	unsigned long missed;
 
 	wait_event_idle_timeout(drain_wake, atomic_read(&drain_now), MMAP3_DRAIN_DELAY);
@@ -233,12 +234,16 @@ static void mmap3_drain(struct work_struct *work)
 			continue;
 		/* Pairs with the hook's release: the slots up to head are filled. */
 		head = smp_load_acquire(&q->head);
+		if (head == q->tail)
+			continue;
+		/* After every slot up to head was stamped: one reading for them all. */
+		mmap3_time_now(&now);
 		for (tail = q->tail; tail != head; tail++) {
 			struct mmap3_event ev = q->ev[tail & mask];
 
 			/* The hook may reuse the slot once it sees this. */
 			smp_store_release(&q->tail, tail + 1);
-			mmap3_time_derive(&ev.time);
+			mmap3_time_derive(&ev.time, &now);
 			/* Read a file only for a session that wants the record. */
 			if (mmap3_sink_wants(&ev))
 				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL);
@@ -253,6 +258,7 @@ static void mmap3_drain(struct work_struct *work)
 		mmap3_sink_queue_lost_add(missed - probe_missed_seen);
 		probe_missed_seen = missed;
 	}
+	mmap3_resolver_idle(&mmap3_drain_resolver);
 	/* One wake-up per run for what it delivered. */
 	mmap3_sink_wake();
 }

@@ -64,12 +64,13 @@ struct mmap3_time {
 void mmap3_time_now(struct mmap3_time *t);
 /*
  * The hook reads local_clock() alone; the worker derives the others from
- * a reading of all three now (mmap3_time_derive()).  The error is the
- * clocks' rate difference over the time in between (at most 500 ppm:
- * 2 us for a jiffy) and local_clock()'s skew between CPUs; a session in
- * perf's default clock is exact.
+ * @now, a reading of all three taken after @t's (one for all the events
+ * it takes from a queue at once: three clock reads were a tenth of its
+ * cost per mapping).  The error is the clocks' rate difference over the
+ * time in between (at most 500 ppm: 2 us for a jiffy) and local_clock()'s
+ * skew between CPUs; a session in perf's default clock is exact.
  */
-void mmap3_time_derive(struct mmap3_time *t);
+void mmap3_time_derive(struct mmap3_time *t, const struct mmap3_time *now);
 
 /*
  * What says an inode is unchanged since its build-id was read: plain

@@ -155,6 +155,7 @@ static atomic64_t stat_parse[MMAP3_BUILDID_NR_STATUS];
 
 int mmap3_resolver_init(struct mmap3_resolver *r)
 {
+	r->last = (struct mmap3_container_last){ };
 	r->win = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->rec = mmap3_record_mmap_alloc();
 	if (r->win && r->rec)
@@ -163,8 +164,14 @@ int mmap3_resolver_init(struct mmap3_resolver *r)
 	return -ENOMEM;
 }
 
+void mmap3_resolver_idle(struct mmap3_resolver *r)
+{
+	mmap3_container_let_go(&r->last);
+}
+
 void mmap3_resolver_destroy(struct mmap3_resolver *r)
 {
+	mmap3_resolver_idle(r);
 	kfree(r->win);
 	kfree(r->rec);
 	r->win = NULL;
@@ -620,7 +627,7 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 	struct mmap3_inode_state now;
 	struct mmap3_build_id bid;
 
-	mmap3_container_take(ev);
+	mmap3_container_take(&r->last, ev);
 	if (!file_readable(ev->file)) {
 		atomic64_inc(&stat_parse[MMAP3_BUILDID_UNREADABLE]);
 		emit_status(r, ev, MMAP3_BUILDID_UNREADABLE, out);

@@ -5,18 +5,25 @@
 #ifndef MMAP3_RESOLVE_H
 #define MMAP3_RESOLVE_H
 
+#include "container.h"
 #include "internal.h"
 
 struct mmap3_output;
 
-/* What one producer context needs to resolve events: a read window, a record. */
+/*
+ * What one producer context needs to resolve events: a read window, a
+ * record, the last mapper's container.
+ */
 struct mmap3_resolver {
 	void *win;				/* PAGE_SIZE */
 	struct mmap3_record_mmap *rec;		/* room for the longest path */
+	struct mmap3_container_last last;	/* until mmap3_resolver_idle() */
 };
 
 int mmap3_resolver_init(struct mmap3_resolver *r);
 void mmap3_resolver_destroy(struct mmap3_resolver *r);
+/* The end of a run of events: what @r keeps of the last mapper goes. */
+void mmap3_resolver_idle(struct mmap3_resolver *r);
 
 /*
  * Emit @ev's record with the build-id of the mapped file: from the
