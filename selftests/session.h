@@ -7,6 +7,7 @@
 #ifndef MMAP3_SELFTEST_SESSION_H
 #define MMAP3_SELFTEST_SESSION_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mmap3.h>
@@ -264,6 +265,50 @@ static inline int set_worker_delay(const char *ms)
 }
 
 /* The session's statistics; every field but size must be zero going in. */
+#define PROBE_GRACE	"/sys/module/mmap3/parameters/probe_grace_ms"
+
+/*
+ * Does the listing @path (kprobes' or ftrace's) name perf_event_mmap
+ * itself?  1, 0, or -1 if it cannot be read.
+ */
+static inline int lists_perf_event_mmap(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512], *p;
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		for (p = line; !found && (p = strstr(p, "perf_event_mmap")); p++)
+			found = (p == line || !isalnum((unsigned char)p[-1])) &&
+				!isalnum((unsigned char)p[15]) && p[15] != '_';
+	fclose(f);
+	return found;
+}
+
+/* perf_event_mmap patched (kprobes' list; ftrace's, where it has one). */
+static inline int probe_patched(void)
+{
+	int k = lists_perf_event_mmap("/sys/kernel/debug/kprobes/list");
+	int f = lists_perf_event_mmap("/sys/kernel/tracing/enabled_functions");
+
+	return k < 0 ? -1 : k || f > 0;
+}
+
+/* Wait up to 10 s for the probe to be @want; whether it came. */
+static inline int probe_becomes(int want)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (probe_patched() == want)
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
 static inline int get_stats(int fd, struct mmap3_stats *st)
 {
 	memset(st, 0, sizeof(*st));

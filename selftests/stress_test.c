@@ -579,23 +579,6 @@ TEST_F_TIMEOUT(load, stress, 3600)
 	ASSERT_EQ(0, load_ko(getenv("MMAP3_KO")));
 }
 
-#define PROBE_GRACE	"/sys/module/mmap3/parameters/probe_grace_ms"
-
-/* Is perf_event_mmap in kprobes' list?  1, 0, -1 if it cannot be read. */
-static int probe_listed(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "re");
-	char line[512];
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !!strstr(line, " perf_event_mmap+");
-	fclose(f);
-	return found;
-}
-
 /*
  * The probe patched in and out of perf_event_mmap as fast as sessions
  * come and go (probe_grace_ms 0), for half of MMAP3_STRESS_SECONDS, while
@@ -626,9 +609,9 @@ TEST_F_TIMEOUT(load, probe_cycles_beside_storms, 1800)
 		close(fd);
 		cycles++;
 		/* Out before the next one is in: a full cycle each time. */
-		for (i = 0; i < 200 && probe_listed() == 1; i++)
+		for (i = 0; i < 200 && probe_patched() == 1; i++)
 			usleep(5000);
-		removed += probe_listed() == 0;
+		removed += probe_patched() == 0;
 	}
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nkids; i++)
