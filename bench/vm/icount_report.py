@@ -24,6 +24,10 @@ CONFIGS = [
 ]
 BENCHES = [("icount-hot", "mmap + munmap of an ELF file, `PROT_EXEC`"),
            ("icount-exec", "fork + exec + wait of a small dynamic program")]
+WL_CONFIGS = [("nomod", "nothing"), ("perf", "`perf record -a`"),
+              ("perfmmap3", "`perf record -a` beside `mmap3 record`")]
+WORKLOADS = [("icount-build", "build-like (a shell running a small dynamic program, per run)"),
+             ("icount-dlopen", "dlopen + dlclose of a small library, per call")]
 
 
 def parse(path):
@@ -43,8 +47,11 @@ def parse(path):
             ctx = (kv.get("bench"), kv.get("config"))
         elif line.startswith("RESULT ") and ctx:
             m = re.search(r"mean_ns_per_op=([0-9.]+)", line)
+            w = re.search(r"what=workload .*ops=([0-9]+) total_ns=([0-9]+)", line)
             if m:
                 res.setdefault(ctx, []).append(float(m.group(1)))
+            elif w and int(w.group(1)):
+                res.setdefault(ctx, []).append(int(w.group(2)) / int(w.group(1)))
             m = re.search(r"read_ns_per_record=([0-9.]+)", line)
             if m:
                 res.setdefault((ctx[0], "read"), []).append(float(m.group(1)))
@@ -117,6 +124,30 @@ def main(args):
                            f"{fmt(added[1] if len(added) > 1 else None)} |")
             out.append("")
 
+        # The workloads, whole: perf + mmap3 against perf alone.
+        wl_over = {}
+        if any(b[0].get((wb, "perf")) for wb, _ in WORKLOADS for b in boots):
+            out.append("Workloads timed whole, instructions per operation (perf's "
+                       "sampling, the session, its dump and reader included):\n")
+            out.append("| workload | configuration | boot 1 | boot 2 | boot 2 vs 1 | "
+                       "over perf alone (boot 1) | over perf alone (boot 2) |")
+            out.append("|---|---|---|---|---|---|---|")
+            for wb, what in WORKLOADS:
+                perf_m = [mean(b[0].get((wb, "perf"), [])) for b in boots]
+                for cfg, name in WL_CONFIGS:
+                    m = [mean(b[0].get((wb, cfg), [])) for b in boots]
+                    d = pct(m[1], m[0]) if len(m) > 1 else None
+                    if d is not None:
+                        agree_worst = max(agree_worst, abs(d))
+                    over = [pct(x, y) for x, y in zip(m, perf_m)]
+                    if cfg == "perfmmap3":
+                        wl_over[wb] = [x for x in over if x is not None]
+                    out.append(f"| {what} | {name} | {fmt(m[0])} | "
+                               f"{fmt(m[1] if len(m) > 1 else None)} | {fpct(d)} | "
+                               f"{fpct(over[0]) if cfg != 'nomod' else '-'} | "
+                               f"{fpct(over[1]) if cfg != 'nomod' and len(over) > 1 else '-'} |")
+            out.append("")
+
         def worst(key):
             v = [x for x in figures.get(key, []) if x is not None]
             return max(v) if v else None
@@ -171,6 +202,11 @@ def main(args):
         if sess is not None and pbid is not None:
             verdicts.append((kernel, "session at most half of what `--buildid-mmap` adds",
                              verdict(sess <= pbid / 2, f"{sess:,.0f} vs {pbid / 2:,.0f}")))
+        for wb, what in WORKLOADS:
+            if wl_over.get(wb):
+                w = max(wl_over[wb])
+                verdicts.append((kernel, f"{what.split(' (')[0]}: perf + mmap3 at most +2% over "
+                                 "perf alone", verdict(w <= 2.0, f"{w:+.2f}%")))
         if share is not None:
             verdicts.append((kernel, "reader's share of the session at most 25%",
                              verdict(share <= 25.0, f"{share:.1f}%")))
