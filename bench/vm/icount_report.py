@@ -227,8 +227,9 @@ WHY = {
         "The session against `perf record -e dummy -a`: perf's own mmap path got "
         "cheaper from 6.12 on, while the hook and worker alone (the first row of the "
         "parts) cost most of what perf adds whole. The worker is most of that (in a "
-        "profile of the hot loop on 6.12, `mmap3_drain` and what it calls took over ten "
-        "times the samples of the probe's handler): the record's path (`d_path()`), "
+        "profile of the hot loop on 6.12, taken before its clock and container changes, "
+        "`mmap3_drain` and what it calls took over ten times the samples of the probe's "
+        "handler): the record's path (`d_path()`), "
         "the build-id cache's keyed hash, the copy into the buffer and the references "
         "taken and dropped per mapping. What would close it: less per mapping in the "
         "worker (a path walked once for the mappings of one file that follow each "
@@ -253,7 +254,7 @@ WHY = {
         "per mapping sets it; what would close it is what closes the hot path's."),
     "reader's share": (
         "The reader's share: `read()` is mostly the copy of each record to user space "
-        "(TCG counts a `rep movs` per byte: about 200 for a record), and the tool's "
+        "(TCG counts a byte-wise `rep movs` per byte: about 200 for a record), and the tool's "
         "part is its own work per record (validating it, writing the perf record and "
         "the build-id table entry: about 650 instructions by callgrind on the host), "
         "its file's page-cache writes, and the first touch of its 1 MiB buffers, "
