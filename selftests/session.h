@@ -265,6 +265,26 @@ static inline int set_worker_delay(const char *ms)
 }
 
 /* The session's statistics; every field but size must be zero going in. */
+/* Does the enabled session @fd record a mapping of @path made after its dump? */
+static inline int session_records_a_mapping(int fd, const char *path)
+{
+	struct records r = { };
+	int found;
+
+	if (read_dump(fd, &r)) {
+		fprintf(stderr, "# the session's dump did not end\n");
+		return 0;
+	}
+	records_free(&r);
+	if (map_exec(path) == MAP_FAILED || flush_and_read(fd, &r)) {
+		fprintf(stderr, "# mapping %s or flushing the session failed\n", path);
+		return 0;
+	}
+	found = !!find_mmap(&r, getpid(), path, 0);
+	records_free(&r);
+	return found;
+}
+
 #define PROBE_GRACE	"/sys/module/mmap3/parameters/probe_grace_ms"
 
 /*

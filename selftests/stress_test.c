@@ -592,7 +592,6 @@ TEST_F_TIMEOUT(load, probe_cycles_beside_storms, 1800)
 	int seconds = (env ? atoi(env) : 60) / 2, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nkids = 0, i, fd;
 	unsigned long cycles = 0, removed = 0;
-	struct records r = { };
 	pid_t kids[32];
 	double end;
 
@@ -626,12 +625,7 @@ TEST_F_TIMEOUT(load, probe_cycles_beside_storms, 1800)
 	fd = session_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
-	records_free(&r);
-	ASSERT_NE(MAP_FAILED, map_exec(MARK_MMAP));
-	ASSERT_EQ(0, flush_and_read(fd, &r));
-	EXPECT_NE(NULL, find_mmap(&r, getpid(), MARK_MMAP, 0));
-	records_free(&r);
+	EXPECT_TRUE(session_records_a_mapping(fd, MARK_MMAP));
 	close(fd);
 }
 
