@@ -213,6 +213,8 @@ static uint64_t read_out(int dev, char *buf, size_t size, uint64_t *records, boo
 	while ((n = read(dev, buf, size)) > 0) {
 		bytes += n;
 		for (h = (void *)buf; (char *)h < buf + n; h = (void *)((char *)h + h->size)) {
+			if (h->size < sizeof(*h) || h->size > buf + n - (char *)h)
+				die("a record's size outside the read");
 			(*records)++;
 			if (h->type == MMAP3_RECORD_DUMP_DONE)
 				*dump_done = true;
