@@ -32,6 +32,18 @@ kernel_line()
 	echo "$line"
 }
 
+# kernel_arch NAME: the architecture of a matrix kernel, amd64 or arm64
+# (from its image package's name).
+kernel_arch()
+{
+	local name release image build
+	read -r name release image build < <(kernel_line "$1")
+	case "$image" in
+	*-arm64) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
+}
+
 kernel_names()
 {
 	grep -v '^#' "$TOP/tests/kernels" | awk 'NF { print $1 }'
@@ -48,7 +60,7 @@ kernel_env()
 # fix_headers ROOT: Debian's header packages point into /usr/src and
 # /usr/lib/linux-kbuild-* by absolute paths; make those of the tree
 # unpacked in ROOT point into it, so a module can be built against it
-# without installing anything (tests/vm/fetch, tests/arm64/cross-build).
+# without installing anything (tests/vm/fetch).
 fix_headers()
 {
 	local root=$1 link target
