@@ -99,7 +99,8 @@ static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inod
 }
 
 /*
- * Plain loads only: the hook calls this with in_nmi() true.  A torn read
+ * Plain loads only: the hook calls this from int3 or a BRK exception,
+ * NMI-like.  A torn read
  * of a timestamp being updated only makes a lookup miss.
  */
 void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st)

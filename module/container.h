@@ -14,7 +14,7 @@
 
 /*
  * @task's cgroup v2 id, 0 without cgroup v2.  Plain loads under RCU: the
- * hook calls it for current, in_nmi() true.
+ * hook calls it for current, from int3 or BRK (NMI-like).
  */
 static __always_inline u64 mmap3_task_cgroup(struct task_struct *task)
 {

@@ -21,7 +21,7 @@ module_param_named(read_timeout_ms, mmap3_read_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(read_timeout_ms,
 		 "Longest wait for a file's filesystem: a mapping's build-id, a capture read (default 1000)");
 
-/* NMI-safe clocks only: the hook calls this with in_nmi() true. */
+/* NMI-safe clocks only: the hook calls this from int3 or BRK, NMI-like. */
 void mmap3_time_now(struct mmap3_time *t)
 {
 	t->local = local_clock();

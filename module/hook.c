@@ -6,10 +6,12 @@
  * exec's ELF mappings and mprotect() included, with the same signature
  * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
  * only a kprobe attaches everywhere.  Its handler runs with preemption
- * off, from ftrace (task context) or from int3 (in_nmi() true, on
- * PREEMPT_RT too), so it only takes references (get_file(), get_cred(),
- * get_pid(): atomic increments), reads an NMI-safe clock, writes a preallocated
- * per-CPU slot and raises an irq_work; the worker (process context)
+ * off, from ftrace (task context), from int3 (in_nmi() true, on
+ * PREEMPT_RT too) or, on arm64, from a BRK debug exception (interrupts
+ * masked, RCU told it is NMI-like, in_nmi() false), so it only takes
+ * references (get_file(), get_cred(), get_pid(): atomic increments),
+ * reads an NMI-safe clock, writes a preallocated per-CPU slot and raises
+ * an irq_work; the worker (process context)
  * hands each event to resolve.c.  Nothing here allocates, sleeps, locks
  * or drops a reference.
  */
