@@ -17,6 +17,7 @@ import sys
 CONFIGS = [
     ("nomod", "no module"),
     ("loaded", "loaded, no session"),
+    ("hook", "session, the hook alone (the worker held back, the loop only)"),
     ("split", "session, hook and worker only (read after the loop)"),
     ("session", "session read by `mmap3 record`"),
     ("perf", "`perf record -e dummy -a`"),
@@ -36,7 +37,8 @@ def parse(path):
     """{(bench, config): [instructions per op, one per round]}, info, run line.
 
     The split configuration's read() cost per record is kept under
-    (bench, "read").
+    (bench, "read"); the hook configuration's figure is its loop alone
+    (loop_ns_per_op: the worker ran after it).
     """
     res, ctx, info, run = {}, None, [], ""
     try:
@@ -48,7 +50,8 @@ def parse(path):
             kv = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
             ctx = (kv.get("bench"), kv.get("config"))
         elif line.startswith("RESULT ") and ctx:
-            m = re.search(r"mean_ns_per_op=([0-9.]+)", line)
+            key = "loop_ns_per_op" if ctx[1] == "hook" else "mean_ns_per_op"
+            m = re.search(key + r"=([0-9.]+)", line)
             w = re.search(r"what=workload .*ops=([0-9]+) total_ns=([0-9]+)", line)
             if m:
                 res.setdefault(ctx, []).append(float(m.group(1)))
@@ -94,7 +97,9 @@ def main(args):
                "sum is what a mapping costs the machine; the parts are counted apart "
                "by `m3bench hotsplit`: the hot loop under a session no one reads "
                "meanwhile (the hook and the worker, into a 64 MiB buffer), then the "
-               "buffer read out with `read()` (the reader's syscalls and copy); what "
+               "buffer read out with `read()` (the reader's syscalls and copy); the hook "
+               "alone by the same loop with the worker held back until after it "
+               "(`test_worker_delay_ms`), the worker being the rest; what "
                "`mmap3 record` costs beyond both is the tool's own work. \"Loaded, no "
                "session\" is measured once the probe is gone (it outlives a session "
                "by `probe_grace_ms`). Added: against no module, in the same boot.\n")
@@ -113,7 +118,7 @@ def main(args):
             out.append("|---|---|---|---|---|---|")
             base = [mean(b[0].get((bench, "nomod"), [])) for b in boots]
             for cfg, name in CONFIGS:
-                if bench == "icount-exec" and cfg == "split":
+                if bench == "icount-exec" and cfg in ("split", "hook"):
                     continue
                 m = [mean(b[0].get((bench, cfg), [])) for b in boots]
                 added = [None if x is None or y is None else x - y for x, y in zip(m, base)]
@@ -154,32 +159,36 @@ def main(args):
             v = [x for x in figures.get(key, []) if x is not None]
             return max(v) if v else None
 
-        # The session's cost in parts, per boot: hook and worker, read(),
-        # the tool (what mmap3 record adds beyond both).
+        # The session's cost in parts, per boot: the hook, the worker,
+        # read(), the tool (what mmap3 record adds beyond them).
         parts = []
         for i, b in enumerate(boots):
             hw = (figures.get(("icount-hot", "split")) or [None] * len(boots))[i]
+            hk = (figures.get(("icount-hot", "hook")) or [None] * len(boots))[i]
             whole = (figures.get(("icount-hot", "session")) or [None] * len(boots))[i]
             rd = mean(b[0].get(("icount-hot", "read"), []))
             if None in (hw, whole, rd) or whole <= 0:
                 parts.append(None)
                 continue
-            parts.append((hw, rd, whole - hw - rd, whole, 100.0 * (whole - hw) / whole))
+            parts.append((hk, None if hk is None else hw - hk, hw, rd, whole - hw - rd, whole,
+                          100.0 * (whole - hw) / whole))
         if any(parts):
             out.append("The session's cost per mapping in parts (hot path):\n")
             out.append("| part | " + " | ".join(f"boot {i}" for i in range(1, len(boots) + 1)) + " |")
             out.append("|---|" + "---|" * len(boots))
-            rows = [("hook and worker (the session read after the loop)", 0, False),
-                    ("`read()` of its record", 1, False),
-                    ("`mmap3 record` in user space (the rest)", 2, False),
-                    ("the session with `mmap3 record`, whole", 3, False),
-                    ("reader's share (`read()` and the tool)", 4, True)]
+            rows = [("the hook (the worker held back)", 0, False),
+                    ("the worker (the rest of hook and worker)", 1, False),
+                    ("hook and worker (the session read after the loop)", 2, False),
+                    ("`read()` of its record", 3, False),
+                    ("`mmap3 record` in user space (the rest)", 4, False),
+                    ("the session with `mmap3 record`, whole", 5, False),
+                    ("reader's share (`read()` and the tool)", 6, True)]
             for label, k, is_pct in rows:
                 cells = ["-" if p is None else (f"{p[k]:.1f}%" if is_pct else fmt(p[k]))
                          for p in parts]
                 out.append(f"| {label} | " + " | ".join(cells) + " |")
             out.append("")
-        share = max((p[4] for p in parts if p), default=None)
+        share = max((p[6] for p in parts if p), default=None)
 
         # What no module costs from round to round: the spread a loaded
         # module with no probe on the path is judged within.
