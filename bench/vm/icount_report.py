@@ -234,11 +234,10 @@ def main(args):
 WHY = {
     "session at most what": (
         "The session against `perf record -e dummy -a`: perf's own mmap path got "
-        "cheaper from 6.12 on, while the hook and worker alone (the first row of the "
-        "parts) cost most of what perf adds whole. The worker is most of that (in a "
-        "profile of the hot loop on 6.12, taken before its clock and container changes, "
-        "`mmap3_drain` and what it calls took over ten times the samples of the probe's "
-        "handler): the record's path (`d_path()`), "
+        "cheaper from 6.12 on, while the hook and worker alone (the third row of the "
+        "parts) cost most of what perf adds whole. The worker is most of that (the "
+        "second row; the hook alone, the first, is a few hundred instructions): "
+        "the record's path (`d_path()`), "
         "the build-id cache's keyed hash, the copy into the buffer and the references "
         "taken and dropped per mapping. What would close it: less per mapping in the "
         "worker (a path walked once for the mappings of one file that follow each "
