@@ -75,6 +75,31 @@ fix_headers()
 		xargs -r sed -i -E "s#([ =])/usr/src/linux-headers-#\\1$root/usr/src/linux-headers-#g"
 }
 
+# needed_libs ELF DIR...: the shared libraries ELF needs, and theirs
+# (DT_NEEDED, followed; another architecture's too), each found in the
+# first DIR that has it: a line "SONAME PATH" each, or "SONAME -" for one
+# in none of them.
+needed_libs()
+{
+	local elf so d found seen=" "
+	local need=("$1")
+	shift
+	while [ ${#need[@]} -gt 0 ]; do
+		elf=${need[0]}
+		need=("${need[@]:1}")
+		for so in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[[ $seen == *" $so "* ]] && continue
+			seen="$seen$so "
+			found=-
+			for d in "$@"; do
+				[ -e "$d/$so" ] && { found=$d/$so; break; }
+			done
+			echo "$so $found"
+			[ "$found" = - ] || need+=("$found")
+		done
+	done
+}
+
 # cache_lock NAME: hold an exclusive lock on one item of the shared cache
 # (a kernel, a chroot) until the calling script exits, so clones setting
 # up at the same time wait for each other instead of writing into each
