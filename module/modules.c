@@ -168,7 +168,9 @@ static struct notifier_block mmap3_module_nb = {
  * with the walk's time: an unload reported live during the dump is later.
  * Each scan of a module's data takes a while, so every few modules the
  * walk leaves RCU (non-preemptible on 5.10) and reschedules, holding the
- * module it stands on (a module held is not unloaded: it stays linked).
+ * module it stands on: a live module held is not unloaded, it stays linked.
+ * Only a live one: a module still coming is freed, held or not, if its
+ * init fails.
  */
 #define MODULES_PER_RCU_SECTION	8
 
@@ -202,7 +204,8 @@ void mmap3_modules_dump(struct mmap3_output *out)
 				break;
 			module_record(mod, MMAP3_RECORD_MODULE_LOAD, MMAP3_MODULE_DUMP, win,
 				      &recs[n++]);
-			if (n % MODULES_PER_RCU_SECTION || !try_module_get(mod))
+			if (n % MODULES_PER_RCU_SECTION || mod->state != MODULE_STATE_LIVE ||
+			    !try_module_get(mod))
 				continue;
 			rcu_read_unlock();
 			cond_resched();

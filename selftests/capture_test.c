@@ -440,6 +440,67 @@ TEST_F(capture, module_load_and_unload)
 	EXPECT_EQ(1, unloads);
 }
 
+/* How many times /proc/modules lists @name: 0 or 1, or -1 if unreadable. */
+static int proc_modules_lists(const char *name)
+{
+	char line[512], mod[MMAP3_MODULE_NAME_LEN];
+	FILE *f = fopen("/proc/modules", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s", mod) == 1 && !strcmp(mod, name))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The dump names every module /proc/modules lists, once each, and nothing
+ * else: walking the list from our own entry, its head (in the kernel
+ * image, inside the vmalloc range on arm64) is not a module.
+ */
+static void dump_is_proc_modules(struct __test_metadata *_metadata, struct records *r)
+{
+	char line[512], mod[MMAP3_MODULE_NAME_LEN];
+	struct mmap3_record_header *h;
+	int listed = 0, dumped = 0;
+	FILE *f;
+
+	for_each_record(r, h) {
+		struct mmap3_record_module *m = (void *)h;
+
+		if (h->type != MMAP3_RECORD_MODULE_LOAD || !(m->flags & MMAP3_MODULE_DUMP))
+			continue;
+		dumped++;
+		ASSERT_NE(NULL, memchr(m->name, 0, sizeof(m->name)));
+		if (proc_modules_lists(m->name) != 1)
+			TH_LOG("dumped, not in /proc/modules once: %s", m->name);
+		EXPECT_EQ(1, proc_modules_lists(m->name));
+	}
+	f = fopen("/proc/modules", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		int times = 0;
+
+		if (sscanf(line, "%63s", mod) != 1)
+			continue;
+		listed++;
+		for_each_record(r, h) {
+			struct mmap3_record_module *m = (void *)h;
+
+			times += h->type == MMAP3_RECORD_MODULE_LOAD &&
+				 (m->flags & MMAP3_MODULE_DUMP) && !strcmp(m->name, mod);
+		}
+		if (times != 1)
+			TH_LOG("%s: dumped %d times", mod, times);
+		EXPECT_EQ(1, times);
+	}
+	fclose(f);
+	EXPECT_EQ(listed, dumped);
+}
+
 TEST_F(capture, dump_lists_loaded_modules)
 {
 	const char *ko = "/lib/mmap3/mmap3_test_module.ko";
@@ -449,6 +510,7 @@ TEST_F(capture, dump_lists_loaded_modules)
 	ASSERT_EQ(0, load_ko(ko));
 	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
 	ASSERT_EQ(0, read_dump(self->fd, &self->r));
+	dump_is_proc_modules(_metadata, &self->r);
 	for_each_record(&self->r, h) {
 		struct mmap3_record_module *m = (void *)h;
 

@@ -36,12 +36,8 @@ static inline void mmap3_module_rodata(const struct module *mod, unsigned long *
 #endif
 }
 
-/*
- * Is @p in module or vmalloc space, i.e. not in the kernel image?  Tells
- * the head of the (unexported) list of modules from a real module when
- * walking THIS_MODULE->list.
- */
-static inline bool mmap3_is_module_memory(const void *p)
+/* Module or vmalloc space: is_vmalloc_or_module_addr() is exported from 6.12. */
+static inline bool mmap3_in_module_space(const void *p)
 {
 #if MMAP3_KERNEL_BEFORE(6, 12)
 #ifdef MODULES_VADDR
@@ -54,6 +50,25 @@ static inline bool mmap3_is_module_memory(const void *p)
 #else
 	return is_vmalloc_or_module_addr(p);
 #endif
+}
+
+/*
+ * Is @p in memory a module was loaded into, not in the kernel image?  Tells
+ * the head of the (unexported) list of modules from a real module when
+ * walking THIS_MODULE->list.  The address alone does not tell on arm64,
+ * whose kernel image lies inside the vmalloc range (and, with KASLR, its
+ * modules within 2 GiB of it): the image's pages are memblock-reserved,
+ * PageReserved() for good, while a module's memory comes from the page
+ * allocator.
+ */
+static inline bool mmap3_is_module_memory(const void *p)
+{
+	struct page *page;
+
+	if (!mmap3_in_module_space(p))
+		return false;
+	page = vmalloc_to_page(p);
+	return page && !PageReserved(page);
 }
 
 #endif /* MMAP3_WRAPPER_MODULE_H */
