@@ -18,7 +18,9 @@
 #include <linux/uaccess.h>
 
 #include "abi.h"
+#include "ring.h"
 #include "session.h"
+#include "wrapper/mm.h"
 
 /*
  * Copy an extensible struct whose first member is its __u32 size:
@@ -66,7 +68,7 @@ static long ioctl_abi_version(void __user *uarg)
 		return -EINVAL;
 	ver.major = MMAP3_ABI_MAJOR;
 	ver.minor = MMAP3_ABI_MINOR;
-	ver.features = 0;
+	ver.features = MMAP3_FEATURE_MAPPED_BUFFER;
 	return copy_struct_out(uarg, &ver, sizeof(ver), usize);
 }
 
@@ -223,6 +225,10 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 
 	if (mutex_lock_interruptible(&s->read_lock))
 		return -ERESTARTSYS;
+	/* Its reader is in user space, and its tail anywhere in the records. */
+	ret = -EBUSY;
+	if (mmap3_ring_mapped(ring))
+		goto out;
 	for (;;) {
 		head = mmap3_ring_head(ring, &tail);
 		if (head != tail)
@@ -264,16 +270,72 @@ out:
 	return ret;
 }
 
+/*
+ * The mapped reader polls when it has read what there was: its tail is
+ * taken then, and at the end the last LOST record placed for it.
+ */
+static __poll_t mapped_poll(struct mmap3_session *s)
+{
+	bool ended = READ_ONCE(s->ended) && !READ_ONCE(s->enabled);
+
+	mmap3_output_sync_reader(&s->out);
+	if (ended)
+		mmap3_output_flush_lost(&s->out);
+	if (session_readable(s))
+		return EPOLLIN | EPOLLRDNORM;
+	return ended ? EPOLLHUP : 0;
+}
+
 static __poll_t mmap3_poll(struct file *file, struct poll_table_struct *wait)
 {
 	struct mmap3_session *s = file->private_data;
 
 	poll_wait(file, &s->out.wait, wait);
+	if (mmap3_ring_mapped(&s->out.ring))
+		return mapped_poll(s);
 	if (session_readable(s))
 		return EPOLLIN | EPOLLRDNORM;
 	/* Ended: a read has a last LOST record to give, then the end. */
 	if (READ_ONCE(s->ended) && !READ_ONCE(s->enabled))
 		return READ_ONCE(s->out.ring.lost_pending) ? EPOLLIN | EPOLLRDNORM : EPOLLHUP;
+	return 0;
+}
+
+/*
+ * Page 0 is the control page, the buffer follows (include/uapi/linux/
+ * mmap3.h).  The reader may write its tail, never the records: the
+ * module would not read them back, but nor may the reader change what
+ * another thread of it is checking.
+ */
+static int mmap3_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mmap3_session *s = file->private_data;
+	struct mmap3_ring *ring = &s->out.ring;
+	unsigned long pages = vma_pages(vma), limit, i;
+	int ret;
+
+	/* MAP_SHARED (VM_SHARED goes where the file is not open for writing). */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE) {
+		if (vma->vm_pgoff || pages != 1)
+			return -EPERM;
+	} else {
+		mmap3_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	ret = mmap3_ring_map(ring);
+	if (ret)
+		return ret;
+	limit = 1 + (ring->size >> PAGE_SHIFT);
+	if (vma->vm_pgoff >= limit || pages > limit - vma->vm_pgoff)
+		return -EINVAL;
+	mmap3_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	for (i = 0; i < pages; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     mmap3_ring_page(ring, vma->vm_pgoff + i));
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -304,6 +366,7 @@ static const struct file_operations mmap3_fops = {
 	.release	= mmap3_release,
 	.read		= mmap3_read,
 	.poll		= mmap3_poll,
+	.mmap		= mmap3_mmap,
 	.unlocked_ioctl	= mmap3_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

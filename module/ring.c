@@ -6,7 +6,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/gfp.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -26,6 +28,12 @@ int mmap3_ring_alloc(struct mmap3_ring *ring, u64 size)
 	if (!buf)
 		return -ENOMEM;
 	spin_lock(&ring->lock);
+	/* A mapped buffer is the reader's to the end. */
+	if (ring->ctl) {
+		spin_unlock(&ring->lock);
+		vfree(buf);
+		return -EBUSY;
+	}
 	swap(ring->buf, buf);
 	ring->size = size;
 	ring->head = 0;
@@ -35,16 +43,85 @@ int mmap3_ring_alloc(struct mmap3_ring *ring, u64 size)
 	return 0;
 }
 
+/* Mappings hold the file, so the session and its ring outlive them. */
 void mmap3_ring_free(struct mmap3_ring *ring)
 {
 	vfree(ring->buf);
 	ring->buf = NULL;
 	ring->size = 0;
+	free_page((unsigned long)ring->ctl);
+	ring->ctl = NULL;
 }
 
 u64 mmap3_ring_used(struct mmap3_ring *ring)
 {
-	return ring->head - ring->tail;
+	return READ_ONCE(ring->head) - mmap3_ring_tail_hint(ring);
+}
+
+int mmap3_ring_map(struct mmap3_ring *ring)
+{
+	struct mmap3_ring_control *ctl = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	int ret = 0;
+
+	if (!ctl)
+		return -ENOMEM;
+	spin_lock(&ring->lock);
+	if (!ring->size) {
+		ret = -EINVAL;
+	} else if (!ring->ctl) {
+		ctl->head = ring->head;
+		ctl->tail = ring->tail;
+		ctl->size = ring->size;
+		/* Filled before seen: mmap3_ring_tail_hint() reads it unlocked. */
+		smp_store_release(&ring->ctl, ctl);
+		ctl = NULL;
+	}
+	spin_unlock(&ring->lock);
+	free_page((unsigned long)ctl);
+	return ret;
+}
+
+struct page *mmap3_ring_page(struct mmap3_ring *ring, unsigned long pgoff)
+{
+	if (!pgoff)
+		return virt_to_page(ring->ctl);
+	if (pgoff - 1 >= ring->size >> PAGE_SHIFT)
+		return NULL;
+	return vmalloc_to_page(ring->buf + ((pgoff - 1) << PAGE_SHIFT));
+}
+
+static void publish_head(struct mmap3_ring *ring)
+{
+	if (!ring->ctl)
+		return;
+	/* The records before @head are written: pairs with the reader's acquire. */
+	smp_store_release(&ring->ctl->head, ring->head);
+}
+
+bool mmap3_ring_sync_tail(struct mmap3_ring *ring)
+{
+	u64 tail;
+
+	lockdep_assert_held(&ring->lock);
+	if (!ring->ctl)
+		return false;
+	/* The reader's loads of the records come before our stores over them. */
+	tail = smp_load_acquire(&ring->ctl->tail);
+	if (tail == ring->tail || tail - ring->tail > ring->head - ring->tail)
+		return false;
+	ring->tail = tail;
+	return true;
+}
+
+u64 mmap3_ring_tail_hint(const struct mmap3_ring *ring)
+{
+	const struct mmap3_ring_control *ctl = READ_ONCE(ring->ctl);
+	u64 tail = READ_ONCE(ring->tail), head = READ_ONCE(ring->head), t;
+
+	if (!ctl)
+		return tail;
+	t = READ_ONCE(ctl->tail);
+	return t - tail <= head - tail ? t : tail;
 }
 
 /*
@@ -66,7 +143,7 @@ static void *place(struct mmap3_ring *ring, u32 size)
 
 	if (size > ring->size - off) {
 		pad = ring->buf + off;
-		pad->type = MMAP3_RING_PAD;
+		pad->type = MMAP3_RECORD_PAD;
 		pad->size = ring->size - off;
 		ring->head += pad->size;
 		off = 0;
@@ -81,6 +158,7 @@ void *mmap3_ring_reserve(struct mmap3_ring *ring, u32 size, u64 time)
 	lockdep_assert_held(&ring->lock);
 	if (!ring->size)
 		goto lost;
+	mmap3_ring_sync_tail(ring);
 	free = ring->size - (head - ring->tail);
 	need = 0;
 	if (ring->lost_pending) {
@@ -99,6 +177,7 @@ void *mmap3_ring_reserve(struct mmap3_ring *ring, u32 size, u64 time)
 		lr->lost = ring->lost_pending;
 		ring->head += sizeof(*lr);
 		ring->lost_pending = 0;
+		publish_head(ring);
 	}
 	return place(ring, size);
 lost:
@@ -110,6 +189,7 @@ void mmap3_ring_commit(struct mmap3_ring *ring, u32 size)
 {
 	lockdep_assert_held(&ring->lock);
 	ring->head += size;
+	publish_head(ring);
 }
 
 void mmap3_ring_lost(struct mmap3_ring *ring, u64 n)
@@ -126,6 +206,7 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time)
 	lockdep_assert_held(&ring->lock);
 	if (!lost || !ring->size)
 		return;
+	mmap3_ring_sync_tail(ring);
 	if (room_needed(ring, ring->head, sizeof(*lr)) > ring->size - (ring->head - ring->tail))
 		return;
 	lr = place(ring, sizeof(*lr));
@@ -135,6 +216,7 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time)
 	lr->lost = lost;
 	ring->head += sizeof(*lr);
 	ring->lost_pending = 0;
+	publish_head(ring);
 }
 
 u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail)
@@ -159,12 +241,12 @@ const void *mmap3_ring_run(const struct mmap3_ring *ring, u64 *pos, u64 head, si
 	const struct mmap3_record_header *rec;
 	u64 end;
 
-	while (*pos != head && at(ring, *pos)->type == MMAP3_RING_PAD)
+	while (*pos != head && at(ring, *pos)->type == MMAP3_RECORD_PAD)
 		*pos += at(ring, *pos)->size;
 	/* Up to the head, a pad, or the end of the buffer, as much as fits. */
 	for (end = *pos; end != head; end += rec->size) {
 		rec = at(ring, end);
-		if (rec->type == MMAP3_RING_PAD || rec->size > max - (end - *pos) ||
+		if (rec->type == MMAP3_RECORD_PAD || rec->size > max - (end - *pos) ||
 		    (end != *pos && !(end & (ring->size - 1))))
 			break;
 	}

@@ -11,11 +11,9 @@
 
 /*
  * Records are contiguous in the buffer: one that would cross its end is
- * placed at its start, after a pad record covering the rest, which
- * readers skip (never returned by read()).
+ * placed at its start, after a pad record (MMAP3_RECORD_PAD) covering
+ * the rest, which readers skip (never returned by read()).
  */
-#define MMAP3_RING_PAD	0
-
 struct mmap3_ring_pad {
 	__u32 type;
 	__u32 size;
@@ -27,6 +25,12 @@ struct mmap3_ring_pad {
  * [head, tail + size), under the lock.  Losing a record bumps
  * @lost_pending; the next record that fits is preceded by a LOST record
  * carrying the count.
+ *
+ * Once mapped (@ctl set, under the lock, never unset: the buffer stays
+ * as it is), the reader is in user space: each new @head is published to
+ * @ctl->head, and @tail follows @ctl->tail, read under the lock and taken
+ * only if within [tail, head].  The module then never reads the buffer's
+ * bytes: the reader may have put its tail anywhere in them.
  */
 struct mmap3_ring {
 	spinlock_t lock;		/* see above */
@@ -35,6 +39,7 @@ struct mmap3_ring {
 	u64 head;			/* bytes ever written */
 	u64 tail;			/* bytes ever read */
 	u64 lost_pending;		/* lost since the last LOST record */
+	struct mmap3_ring_control *ctl;	/* the mapped control page, or NULL */
 };
 
 void mmap3_ring_init(struct mmap3_ring *ring);
@@ -56,6 +61,28 @@ void mmap3_ring_lost(struct mmap3_ring *ring, u64 n);
 /* Under ->lock: write the pending LOST record, if any and if it fits. */
 void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time);
 u64 mmap3_ring_used(struct mmap3_ring *ring);
+
+/*
+ * Mapping the buffer: mmap3_ring_map() makes it mappable (the control
+ * page, once; -EINVAL if there is no buffer yet), after which
+ * mmap3_ring_page() gives page @pgoff of the device (0 the control page,
+ * then the buffer's), NULL past the end.
+ */
+int mmap3_ring_map(struct mmap3_ring *ring);
+struct page *mmap3_ring_page(struct mmap3_ring *ring, unsigned long pgoff);
+
+static inline bool mmap3_ring_mapped(const struct mmap3_ring *ring)
+{
+	return READ_ONCE(ring->ctl);
+}
+
+/*
+ * Take the mapped reader's tail, if it moved (and is sound): true if it
+ * did.  mmap3_ring_tail_hint() is the same, unlocked and unchanging,
+ * for a wait's condition.
+ */
+bool mmap3_ring_sync_tail(struct mmap3_ring *ring);
+u64 mmap3_ring_tail_hint(const struct mmap3_ring *ring);
 
 /*
  * The reader's side.  mmap3_ring_run() returns the records from *@pos

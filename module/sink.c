@@ -110,7 +110,7 @@ void mmap3_output_lost(struct mmap3_output *out, enum mmap3_loss cause, u64 n)
  */
 static bool room_for_dump(struct mmap3_output *out, u32 size)
 {
-	u64 used = READ_ONCE(out->ring.head) - READ_ONCE(out->ring.tail);
+	u64 used = READ_ONCE(out->ring.head) - mmap3_ring_tail_hint(&out->ring);
 
 	return used + 2 * size <= out->ring.size - out->ring.size / 4;
 }
@@ -130,8 +130,13 @@ static void *output_reserve(struct mmap3_output *out, const void *rec, u32 size,
 	if (wait && !room_for_dump(out, size)) {
 		/* The reader makes room: it must be awake to. */
 		mmap3_output_wake(out);
-		wait_event_idle(out->room_wait, READ_ONCE(out->closing) ||
-				room_for_dump(out, size));
+		/*
+		 * A mapped reader says it made room at its next poll(); one
+		 * that never polls is looked at now and then.
+		 */
+		while (!wait_event_idle_timeout(out->room_wait, READ_ONCE(out->closing) ||
+						room_for_dump(out, size), HZ / 10))
+			;
 	}
 	spin_lock(&out->ring.lock);
 	copy = mmap3_ring_reserve(&out->ring, size, time);
@@ -270,6 +275,17 @@ void mmap3_output_wake(struct mmap3_output *out)
 void mmap3_output_consumed(struct mmap3_output *out)
 {
 	wake_up(&out->room_wait);
+}
+
+void mmap3_output_sync_reader(struct mmap3_output *out)
+{
+	bool moved;
+
+	spin_lock(&out->ring.lock);
+	moved = mmap3_ring_sync_tail(&out->ring);
+	spin_unlock(&out->ring.lock);
+	if (moved)
+		mmap3_output_consumed(out);
 }
 
 void mmap3_output_close(struct mmap3_output *out)
@@ -489,10 +505,12 @@ void mmap3_output_stats(struct mmap3_output *out, struct mmap3_stats *st)
 		   st->lost_unresolved;
 	st->bytes = out->bytes;
 	st->buffer_size = out->ring.size;
+	mmap3_ring_sync_tail(&out->ring);
 	st->buffer_used = mmap3_ring_used(&out->ring);
 	spin_unlock(&out->ring.lock);
 	st->captures_held = READ_ONCE(out->capture.held);
 	st->captures_refused = READ_ONCE(out->capture.refused);
 	st->captures_denied = READ_ONCE(out->capture.denied);
-	st->memory = st->buffer_size + mmap3_capture_memory(&out->capture);
+	st->memory = st->buffer_size + (mmap3_ring_mapped(&out->ring) ? PAGE_SIZE : 0) +
+		     mmap3_capture_memory(&out->capture);
 }

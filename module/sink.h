@@ -104,6 +104,8 @@ void mmap3_output_lost(struct mmap3_output *out, enum mmap3_loss cause, u64 n);
 void mmap3_output_wake(struct mmap3_output *out);
 /* The reader consumed records: wake a producer waiting for room. */
 void mmap3_output_consumed(struct mmap3_output *out);
+/* The mapped reader's tail taken (at its poll()), and a waiting producer woken. */
+void mmap3_output_sync_reader(struct mmap3_output *out);
 /* Give up waiting for room (the session is closing). */
 void mmap3_output_close(struct mmap3_output *out);
 /* Write the pending LOST record, if any, now that the output is detached. */

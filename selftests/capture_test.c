@@ -30,6 +30,7 @@
 #include "session.h"
 
 #define DIR "/tmp/capture_test"
+#define PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
 /* Does @bid equal what libelf reads from @path? */
 static int build_id_matches_file(const struct mmap3_build_id *bid, const char *path)
@@ -885,6 +886,219 @@ TEST_F(capture, read_blocks_until_a_record)
 }
 
 /* cache_entries=2: distinct files evict each other, and still resolve. */
+/* A session's buffer mapped: its control page writable, the records not. */
+struct mapped {
+	struct mmap3_ring_control *ctl;
+	const char *data;
+	uint64_t size;
+};
+
+static int map_buffer(int fd, struct mapped *m, uint64_t size)
+{
+	m->size = size;
+	m->ctl = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m->ctl == MAP_FAILED)
+		return -1;
+	m->data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, PAGE);
+	return m->data == MAP_FAILED ? -1 : 0;
+}
+
+static void unmap_buffer(struct mapped *m)
+{
+	munmap(m->ctl, PAGE);
+	munmap((void *)m->data, m->size);
+}
+
+/*
+ * Append the records in [tail, head) to @r, skipping pads, and give
+ * them back; -1 for a record that is not whole and sound in place, or
+ * crosses the buffer's end.
+ */
+static int mapped_drain(struct mapped *m, struct records *r, int *pads)
+{
+	uint64_t head = __atomic_load_n(&m->ctl->head, __ATOMIC_ACQUIRE);
+	uint64_t pos = m->ctl->tail;
+	const struct mmap3_record_header *h;
+
+	while (pos != head) {
+		uint64_t at = pos & (m->size - 1);
+
+		h = (const void *)(m->data + at);
+		if (head - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+		    h->size > head - pos || h->size > m->size - at)
+			return -1;
+		if (h->type == MMAP3_RECORD_PAD) {
+			if (at + h->size != m->size)
+				return -1;
+			++*pads;
+		} else {
+			r->buf = realloc(r->buf, r->len + h->size);
+			memcpy(r->buf + r->len, h, h->size);
+			r->len += h->size;
+		}
+		pos += h->size;
+	}
+	__atomic_store_n(&m->ctl->tail, pos, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void mapped_count(struct records *r, uint64_t *live, uint64_t *lost)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h) {
+		if (h->type == MMAP3_RECORD_LOST)
+			*lost += ((struct mmap3_record_lost *)h)->lost;
+		else if (h->type == MMAP3_RECORD_MMAP)
+			++*live;
+	}
+}
+
+TEST(mapped_buffer_rules)
+{
+	int fd = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC), ro;
+	struct mmap3_abi_version ver = { .size = sizeof(ver) };
+	struct mapped m;
+	char byte;
+	void *p;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ABI_VERSION, &ver));
+	EXPECT_TRUE(ver.features & MMAP3_FEATURE_MAPPED_BUFFER);
+	/* No buffer yet. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* The records are never writable, alone or with the control page. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, PAGE));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+	EXPECT_EQ(EPERM, errno);
+	/* Nothing past the buffer's end. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, (64 << 10) + PAGE, PROT_READ, MAP_SHARED, fd, PAGE));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+				   (off_t)(1 + (64 << 10) / PAGE) * PAGE));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, map_buffer(fd, &m, 64 << 10));
+	EXPECT_EQ((uint64_t)64 << 10, m.ctl->size);
+	EXPECT_EQ(0, m.ctl->head);
+	EXPECT_EQ(0, m.ctl->tail);
+	EXPECT_EQ(-1, mprotect((void *)m.data, PAGE, PROT_READ | PROT_WRITE));
+	/* The whole device at once, read-only, shows the same control page. */
+	p = mmap(NULL, PAGE + (64 << 10), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ((uint64_t)64 << 10, ((struct mmap3_ring_control *)p)->size);
+	munmap(p, PAGE + (64 << 10));
+	/* Mapped, the buffer is its reader's: no resize, no read(). */
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 128 << 10 }));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-1, read(fd, &byte, 1));
+	EXPECT_EQ(EBUSY, errno);
+	unmap_buffer(&m);
+	/* Opened read-only, the control page can be read, not written. */
+	ro = open(MMAP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ro);
+	ASSERT_EQ(0, ioctl(ro, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0));
+	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	munmap(p, PAGE);
+	close(ro);
+	close(fd);
+}
+
+/*
+ * Read in place: every record, across the buffer's end many times; a
+ * reader that stops reading loses records, counted, the last LOST
+ * record placed at its poll() after DISABLE, then POLLHUP; a tail
+ * outside [tail, head] is no change.
+ */
+TEST(mapped_buffer_gives_the_records)
+{
+	int fd = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC), i, pads = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct mmap3_stats st = { .size = sizeof(st) };
+	uint64_t live = 0, lost = 0, tail;
+	struct records r = { 0 };
+	struct mapped m;
+	uint8_t a[20];
+
+	ASSERT_LE(0, fd);
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/inplace", 1, 0, 0x5a, 20, 256, a));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, map_buffer(fd, &m, 64 << 10));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	for (i = 0; i < 200 && !has_type(&r, MMAP3_RECORD_DUMP_DONE); i++) {
+		poll(&pfd, 1, 100);
+		ASSERT_EQ(0, mapped_drain(&m, &r, &pads));
+	}
+	ASSERT_TRUE(has_type(&r, MMAP3_RECORD_KERNEL));
+	ASSERT_TRUE(has_type(&r, MMAP3_RECORD_DUMP_DONE));
+	records_free(&r);
+
+	/* About 400 records fill the buffer: 1,000 read as they come go round it. */
+	for (i = 0; i < 1000; i++) {
+		void *p = map_exec(DIR "/inplace");
+
+		ASSERT_NE(MAP_FAILED, p);
+		munmap(p, 4096);
+		if (i % 50 == 49) {
+			ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_FLUSH));
+			ASSERT_EQ(0, mapped_drain(&m, &r, &pads));
+		}
+	}
+	mapped_count(&r, &live, &lost);
+	EXPECT_EQ(1000, live);
+	EXPECT_EQ(0, lost);
+	EXPECT_LE(2, pads);
+	EXPECT_NE(NULL, find_mmap(&r, getpid(), DIR "/inplace", 0));
+	EXPECT_TRUE(build_id_is(&find_mmap(&r, getpid(), DIR "/inplace", 0)->build_id, a, 20));
+	records_free(&r);
+
+	/* A tail past the head, or behind the last one, is not taken. */
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	tail = m.ctl->tail;
+	m.ctl->tail = tail + 12345;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	m.ctl->tail = tail - 8;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	m.ctl->tail = tail;
+
+	/* Not read meanwhile: 1,200 do not fit, and what was lost is counted. */
+	live = 0;
+	lost = 0;
+	for (i = 0; i < 1200; i++) {
+		void *p = map_exec(DIR "/inplace");
+
+		ASSERT_NE(MAP_FAILED, p);
+		munmap(p, 4096);
+	}
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_GET_STATS, &st));
+	ASSERT_EQ(0, mapped_drain(&m, &r, &pads));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	/* Its poll() takes the tail and places the LOST record in the room made. */
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_EQ(0, mapped_drain(&m, &r, &pads));
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_TRUE(pfd.revents & POLLHUP);
+	mapped_count(&r, &live, &lost);
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(st.lost, lost);
+	EXPECT_EQ(1200, live + lost);
+	records_free(&r);
+	unmap_buffer(&m);
+	close(fd);
+}
+
 TEST(cache_bounded_with_eviction)
 {
 	struct mmap3_stats st = { .size = sizeof(st) };

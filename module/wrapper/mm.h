@@ -107,4 +107,27 @@ static inline void *mmap3_vzalloc_account(unsigned long size)
 			 __GFP_RETRY_MAYFAIL);
 }
 
+/* A VMA's flags in .mmap: written directly until 6.3, by helpers since. */
+#if MMAP3_KERNEL_BEFORE(6, 3)
+static inline void mmap3_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void mmap3_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#else
+static inline void mmap3_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+	vm_flags_set(vma, flags);
+}
+
+static inline void mmap3_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+	vm_flags_clear(vma, flags);
+}
+#endif
+
 #endif /* MMAP3_WRAPPER_MM_H */

@@ -11,6 +11,8 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
+ *	2.3	the buffer mapped (mmap(), MMAP3_FEATURE_MAPPED_BUFFER): a
+ *		control page and the records, read without a copy
  *	2.2	MMAP3_FILTER_INHERIT: the filter's processes and their
  *		descendants, as perf record -p follows children
  *	2.1	a mapping record's container identity after its path
@@ -47,7 +49,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		2
+#define MMAP3_ABI_MINOR		3
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -106,8 +108,8 @@ enum mmap3_buildid_status {
  *		module wrote
  * @major:	out: MMAP3_ABI_MAJOR of the module; zero on input
  * @minor:	out: MMAP3_ABI_MINOR of the module; zero on input
- * @features:	out: MMAP3_FEATURE_* bits the module implements (none are
- *		defined in ABI 2.0); zero on input
+ * @features:	out: MMAP3_FEATURE_* bits the module implements; zero on
+ *		input
  */
 struct mmap3_abi_version {
 	__u32 size;
@@ -117,6 +119,9 @@ struct mmap3_abi_version {
 };
 
 #define MMAP3_ABI_VERSION_SIZE_VER0	16
+
+/* 2.3: the buffer can be mapped (struct mmap3_ring_control). */
+#define MMAP3_FEATURE_MAPPED_BUFFER	(1ULL << 0)
 
 /*
  * Records.  read() on /dev/mmap3 returns whole records, each starting with
@@ -512,5 +517,33 @@ struct mmap3_capture_read {
 #define MMAP3_IOC_CAPTURE_READ	_IOWR(MMAP3_IOC_MAGIC, 0x08, struct mmap3_capture_read)
 /* Drop a handle (and the session's reference to the file).  ENOENT. */
 #define MMAP3_IOC_CAPTURE_RELEASE	_IOW(MMAP3_IOC_MAGIC, 0x09, __u32)
+
+/*
+ * The buffer mapped (2.3, MMAP3_FEATURE_MAPPED_BUFFER): records read in
+ * place, without read()'s copy.  Page 0 of the device is a struct
+ * mmap3_ring_control; pages 1 on are the buffer, @size bytes (the buffer
+ * must exist: MMAP3_IOC_SET_BUFFER_SIZE or ENABLE first).  Mappings are
+ * MAP_SHARED; only page 0, mapped alone, may be writable (EPERM).  Once
+ * mapped, the buffer's size is fixed and read() fails with EBUSY.
+ *
+ * Records lie whole in [@tail, @head), in the same format as read()
+ * gives, at @pos & (@size - 1).  One that would cross the buffer's end
+ * starts at its beginning, after a record of type MMAP3_RECORD_PAD
+ * covering the rest, which readers skip.  The reader loads @head with
+ * acquire semantics, reads the records before it, then stores the new
+ * @tail with release semantics: the module writes nothing before @tail
+ * meanwhile, and takes a @tail outside [its last tail, @head] for no
+ * change.  poll() says POLLIN while @head != @tail, and POLLHUP once the
+ * session is disabled and read to its end, its last LOST record
+ * included; a producer waiting for room (the state dump) learns of the
+ * new @tail at the reader's next poll().
+ */
+#define MMAP3_RECORD_PAD	0
+
+struct mmap3_ring_control {
+	__u64 head;
+	__u64 tail;
+	__u64 size;
+};
 
 #endif /* _UAPI_LINUX_MMAP3_H */
