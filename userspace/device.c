@@ -29,8 +29,14 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	struct stat st;
 	int fd;
 
-	/* Looked at first: a FIFO named by MMAP3_DEVICE is not waited for. */
-	fd = open_checked(path, S_IFCHR, &st);
+	/*
+	 * Looked at first: a FIFO named by MMAP3_DEVICE is not waited for.
+	 * Read-write to give back the mapped buffer's records as they are
+	 * read (records.c); a node made read-only still gives them by read().
+	 */
+	fd = open_checked_flags(path, S_IFCHR, O_RDWR, &st);
+	if (fd == -1 && errno == EACCES)
+		fd = open_checked(path, S_IFCHR, &st);
 	if (fd == -2) {
 		fprintf(stderr, "mmap3: %s: %s, expected the mmap3 character device\n", path,
 			file_type_name(&st));

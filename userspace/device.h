@@ -42,13 +42,24 @@ int mmap3_device_stats(int fd, struct mmap3_stats *st);
 long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off);
 void mmap3_device_capture_release(int fd, uint32_t handle);
 
-/* The records a session returns, read in batches. */
+/*
+ * The records a session returns: read in place from the session's
+ * buffer mapped (ABI 2.3), once the buffer exists (after ENABLE), else
+ * read() in batches.
+ */
 struct mmap3_records {
 	int fd;
 	uint8_t *buf;
 	size_t cap, len, pos;
 	uint64_t offset;	/* of buf[0] in the session's stream */
-	int eof;		/* read() returned 0: disabled and drained */
+	int eof;		/* disabled and drained */
+	int map_state;		/* 0 not tried yet, 1 mapped, -1 read() for good */
+	struct mmap3_ring_control *ctl;	/* mapped: its control page */
+	const uint8_t *data;	/* ... and the buffer */
+	uint64_t size;		/* ... of the buffer, a power of two */
+	uint64_t head;		/* ... the module's head as last loaded */
+	uint64_t next;		/* ... where the next record is */
+	uint64_t tail;		/* ... the tail last given back */
 };
 
 int mmap3_records_init(struct mmap3_records *r, int fd);
@@ -56,9 +67,10 @@ void mmap3_records_free(struct mmap3_records *r);
 
 /*
  * The next record, checked (mmap3_record_check()): 1 and *@h, valid
- * until the next call; 0 when none is there now (a non-blocking fd) or
- * at the end (r->eof); -1 on a read error or a malformed record (printed,
- * naming its offset in the stream).
+ * until the next call (then the module may write over it); 0 when none
+ * is there now (a non-blocking fd) or at the end (r->eof); -1 on a read
+ * error or a malformed record (printed, naming its offset in the
+ * stream).
  */
 int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header **h);
 

@@ -12,6 +12,11 @@
 
 int open_checked(const char *path, mode_t type, struct stat *st)
 {
+	return open_checked_flags(path, type, O_RDONLY, st);
+}
+
+int open_checked_flags(const char *path, mode_t type, int flags, struct stat *st)
+{
 	char self[64];
 	int o, fd, err;
 
@@ -30,7 +35,7 @@ int open_checked(const char *path, mode_t type, struct stat *st)
 	}
 	/* The inode looked at, not whatever the name names by now. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", o);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | (type == S_IFREG ? O_NONBLOCK : 0));
+	fd = open(self, flags | O_CLOEXEC | O_NOCTTY | (type == S_IFREG ? O_NONBLOCK : 0));
 	err = errno;
 	close(o);
 	errno = err;

@@ -17,6 +17,8 @@
  * is of another type (*@st says which).
  */
 int open_checked(const char *path, mode_t type, struct stat *st);
+/* The same, opened with @flags (O_RDONLY, O_RDWR) instead. */
+int open_checked_flags(const char *path, mode_t type, int flags, struct stat *st);
 
 /* "a directory", "a FIFO"...: what @st is, for messages. */
 const char *file_type_name(const struct stat *st);

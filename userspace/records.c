@@ -5,9 +5,13 @@
  * more than a perf.data file (and the host tests put a stand-in there).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -32,6 +36,12 @@ void mmap3_records_free(struct mmap3_records *r)
 {
 	free(r->buf);
 	r->buf = NULL;
+	if (r->ctl)
+		munmap(r->ctl, (size_t)sysconf(_SC_PAGESIZE));
+	if (r->data)
+		munmap((void *)r->data, r->size);
+	r->ctl = NULL;
+	r->data = NULL;
 }
 
 /* The name (NUL-terminated in @len bytes at @at) of a record. */
@@ -123,11 +133,133 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 	return 0;
 }
 
+/*
+ * Map the session's buffer: 1 if mapped, 0 to read() this time (no
+ * buffer yet: try again later), -1 to read() for good (a module before
+ * 2.3, or not a device: the host tests' stand-in).
+ */
+static int map_buffer(struct mmap3_records *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct mmap3_ring_control *ctl;
+	struct stat st;
+	uint64_t size;
+	void *data;
+
+	if (fstat(r->fd, &st) || !S_ISCHR(st.st_mode))
+		return -1;
+	ctl = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (ctl == MAP_FAILED)
+		return errno == EINVAL ? 0 : -1;
+	size = __atomic_load_n(&ctl->size, __ATOMIC_RELAXED);
+	if (size < MMAP3_BUFFER_SIZE_MIN || size > MMAP3_BUFFER_SIZE_MAX || (size & (size - 1)) ||
+	    size % page) {
+		fprintf(stderr, "mmap3: %s: the mapped buffer's control page gives a size of "
+			"%llu bytes, expected a power of two from %u to %u\n", mmap3_device_path(),
+			(unsigned long long)size, MMAP3_BUFFER_SIZE_MIN, MMAP3_BUFFER_SIZE_MAX);
+		munmap(ctl, page);
+		return -1;
+	}
+	data = mmap(NULL, size, PROT_READ, MAP_SHARED, r->fd, (off_t)page);
+	if (data == MAP_FAILED) {
+		munmap(ctl, page);
+		return -1;
+	}
+	r->ctl = ctl;
+	r->data = data;
+	r->size = size;
+	r->tail = r->next = r->head = __atomic_load_n(&ctl->tail, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/*
+ * Nothing more in the buffer now: poll() tells the module our tail (a
+ * producer may be waiting for room), and whether more came or the
+ * session ended.  Returns 1 to look again, 0 if none (r->eof at the end).
+ */
+static int mapped_wait(struct mmap3_records *r)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	int wait = !(fcntl(r->fd, F_GETFL) & O_NONBLOCK);
+
+	for (;;) {
+		if (poll(&pfd, 1, wait ? -1 : 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "mmap3: polling %s: %s\n", mmap3_device_path(),
+				strerror(errno));
+			return -1;
+		}
+		r->head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
+		if (r->head != r->next)
+			return 1;
+		if (pfd.revents & (POLLHUP | POLLERR)) {
+			r->eof = 1;
+			return 0;
+		}
+		if (!wait)
+			return 0;
+	}
+}
+
+/* The next record from the mapped buffer, as mmap3_records_next(). */
+static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header **h)
+{
+	const struct mmap3_record_header *rec;
+	uint64_t at, avail;
+	const char *why;
+	int ret;
+
+	for (;;) {
+		/* What was returned before is done with: the module may have it. */
+		if (r->tail != r->next) {
+			__atomic_store_n(&r->ctl->tail, r->next, __ATOMIC_RELEASE);
+			r->tail = r->next;
+		}
+		if (r->next == r->head) {
+			r->head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
+			if (r->next == r->head && (ret = mapped_wait(r)) <= 0)
+				return ret;
+		}
+		if (r->head - r->next > r->size) {
+			fprintf(stderr, "mmap3: %s: the mapped buffer's head is at %llu, expected "
+				"at most %llu bytes past the records read (%llu)\n",
+				mmap3_device_path(), (unsigned long long)r->head,
+				(unsigned long long)r->size, (unsigned long long)r->next);
+			return -1;
+		}
+		/* Records never cross the buffer's end: a pad skips to it. */
+		at = r->next & (r->size - 1);
+		avail = r->head - r->next;
+		if (avail > r->size - at)
+			avail = r->size - at;
+		rec = (const void *)(r->data + at);
+		if (mmap3_record_check(rec, avail, &why)) {
+			fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: %s%u bytes%s, "
+				"expected %s\n", mmap3_device_path(), (unsigned long long)r->next,
+				avail < sizeof(*rec) ? "" : "a record of ",
+				avail < sizeof(*rec) ? (unsigned int)avail : rec->size,
+				avail < sizeof(*rec) ? " left" : "", why);
+			return -1;
+		}
+		r->next += rec->size;
+		if (rec->type != MMAP3_RECORD_PAD) {
+			*h = rec;
+			return 1;
+		}
+	}
+}
+
 int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header **h)
 {
 	const struct mmap3_record_header *rec;
 	const char *why;
 
+	if (r->map_state == 1)
+		return next_mapped(r, h);
+	/* Between batches of read(), nothing is held: the reader can change. */
+	if (r->pos == r->len && !r->map_state && (r->map_state = map_buffer(r)) == 1)
+		return next_mapped(r, h);
 	if (r->pos == r->len) {
 		ssize_t n;
 
