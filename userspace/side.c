@@ -77,13 +77,10 @@ static int emit(struct side_writer *s, const void *rec)
 static uint64_t entry_hash(uint16_t cpumode, const char *name, size_t len,
 			   const struct mmap3_build_id *bid)
 {
-	uint64_t n = len, h = FNV1A_INIT;
+	uint64_t h = FNV1A_INIT ^ cpumode;
 
-	h = fnv1a(&cpumode, sizeof(cpumode), h);
-	h = fnv1a(&n, sizeof(n), h);
-	h = fnv1a(name, len, h);
-	h = fnv1a(&bid->size, sizeof(bid->size), h);
-	h = fnv1a(bid->data, bid->size, h);
+	h = hash_words(name, len, h);
+	h = hash_words(bid->data, bid->size, h);
 #ifdef SIDE_HASH_BITS
 	/* The host tests' weak hash: every lookup meets others' entries. */
 	h &= (1ULL << SIDE_HASH_BITS) - 1;
@@ -148,11 +145,14 @@ static int seen_add(struct side_writer *s, uint64_t h, size_t off)
 	return 0;
 }
 
-/* Add a HEADER_BUILD_ID entry unless this (cpumode, name, id) is there already. */
-static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
-		     const struct mmap3_build_id *bid)
+/*
+ * Add a HEADER_BUILD_ID entry unless this (cpumode, name of @len bytes,
+ * id) is there already.
+ */
+static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *name, size_t len,
+			 const struct mmap3_build_id *bid)
 {
-	size_t len = strlen(name), size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
+	size_t size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	struct perf_record_header_build_id *e;
 	uint64_t h;
 
@@ -186,6 +186,12 @@ static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 	memcpy(e->filename, name, len);
 	s->table_len += size;
 	return 0;
+}
+
+static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
+		     const struct mmap3_build_id *bid)
+{
+	return table_add_len(s, cpumode, name, strlen(name), bid);
 }
 
 static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint64_t time,
@@ -289,7 +295,7 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	s->stats.mmaps++;
 	if (keep_status(s, m, ns))
 		return -1;
-	return table_add(s, PERF_RECORD_MISC_USER, name, &m->build_id);
+	return table_add_len(s, PERF_RECORD_MISC_USER, name, len, &m->build_id);
 }
 
 /* A kernel-space PERF_RECORD_MMAP. */
