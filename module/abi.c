@@ -225,21 +225,21 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 
 	if (mutex_lock_interruptible(&s->read_lock))
 		return -ERESTARTSYS;
-	/* Its reader is in user space, and its tail anywhere in the records. */
-	ret = -EBUSY;
-	if (mmap3_ring_mapped(ring))
-		goto out;
+	/* Mapped, its reader is in user space, its tail anywhere in the records. */
 	for (;;) {
-		head = mmap3_ring_head(ring, &tail);
+		ret = mmap3_ring_read_begin(ring, &head, &tail);
+		if (ret)
+			goto out;
 		if (head != tail)
 			break;
 		if (READ_ONCE(s->ended) && !READ_ONCE(s->enabled)) {
 			mmap3_output_flush_lost(&s->out);
-			head = mmap3_ring_head(ring, &tail);
-			ret = 0;
+			ret = mmap3_ring_read_begin(ring, &head, &tail);
+			if (ret)
+				goto out;
 			if (head != tail)
 				break;
-			goto out;
+			goto out;	/* the end: 0 */
 		}
 		ret = -EAGAIN;
 		if (file->f_flags & O_NONBLOCK)
@@ -266,6 +266,7 @@ static ssize_t mmap3_read(struct file *file, char __user *ubuf, size_t count, lo
 	mmap3_output_consumed(&s->out);
 	ret = copied;
 out:
+	mmap3_ring_read_end(ring);
 	mutex_unlock(&s->read_lock);
 	return ret;
 }

@@ -68,6 +68,9 @@ int mmap3_ring_map(struct mmap3_ring *ring)
 	spin_lock(&ring->lock);
 	if (!ring->size) {
 		ret = -EINVAL;
+	} else if (ring->reading) {
+		/* A read() walks the records: no tail of the reader's meanwhile. */
+		ret = -EBUSY;
 	} else if (!ring->ctl) {
 		ctl->head = ring->head;
 		ctl->tail = ring->tail;
@@ -219,15 +222,26 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time)
 	publish_head(ring);
 }
 
-u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail)
+int mmap3_ring_read_begin(struct mmap3_ring *ring, u64 *head, u64 *tail)
 {
-	u64 head;
+	int ret = -EBUSY;
 
 	spin_lock(&ring->lock);
-	head = ring->head;
-	*tail = ring->tail;
+	if (!ring->ctl) {
+		*head = ring->head;
+		*tail = ring->tail;
+		ring->reading = *head != *tail;
+		ret = 0;
+	}
 	spin_unlock(&ring->lock);
-	return head;
+	return ret;
+}
+
+void mmap3_ring_read_end(struct mmap3_ring *ring)
+{
+	spin_lock(&ring->lock);
+	ring->reading = false;
+	spin_unlock(&ring->lock);
 }
 
 static const struct mmap3_record_header *at(const struct mmap3_ring *ring, u64 pos)

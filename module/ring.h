@@ -40,6 +40,7 @@ struct mmap3_ring {
 	u64 tail;			/* bytes ever read */
 	u64 lost_pending;		/* lost since the last LOST record */
 	struct mmap3_ring_control *ctl;	/* the mapped control page, or NULL */
+	bool reading;			/* a read() walks [tail, head) */
 };
 
 void mmap3_ring_init(struct mmap3_ring *ring);
@@ -85,14 +86,18 @@ bool mmap3_ring_sync_tail(struct mmap3_ring *ring);
 u64 mmap3_ring_tail_hint(const struct mmap3_ring *ring);
 
 /*
- * The reader's side.  mmap3_ring_run() returns the records from *@pos
+ * The reader's side, read(): mmap3_ring_read_begin() gives the head and
+ * tail, or -EBUSY once mapped, and while there is something to read
+ * keeps the buffer from being mapped until mmap3_ring_read_end().
+ * mmap3_ring_run() returns the records from *@pos
  * (after skipping pads, which moves *@pos) that lie contiguous in the
  * buffer before @head and fit in @max bytes, and their length in *@len;
  * NULL if there is none, or the first does not fit.
  * mmap3_ring_consume() hands the bytes up to a position back to
  * producers.
  */
-u64 mmap3_ring_head(struct mmap3_ring *ring, u64 *tail);
+int mmap3_ring_read_begin(struct mmap3_ring *ring, u64 *head, u64 *tail);
+void mmap3_ring_read_end(struct mmap3_ring *ring);
 const void *mmap3_ring_run(const struct mmap3_ring *ring, u64 *pos, u64 head, size_t max,
 			   size_t *len);
 void mmap3_ring_consume(struct mmap3_ring *ring, u64 pos);

@@ -524,7 +524,8 @@ struct mmap3_capture_read {
  * mmap3_ring_control; pages 1 on are the buffer, @size bytes (the buffer
  * must exist: MMAP3_IOC_SET_BUFFER_SIZE or ENABLE first).  Mappings are
  * MAP_SHARED; only page 0, mapped alone, may be writable (EPERM).  Once
- * mapped, the buffer's size is fixed and read() fails with EBUSY.
+ * mapped, the buffer's size is fixed and read() fails with EBUSY; while a
+ * read() is copying records out, mmap() fails with EBUSY.
  *
  * Records lie whole in [@tail, @head), in the same format as read()
  * gives, at @pos & (@size - 1).  One that would cross the buffer's end
