@@ -739,8 +739,9 @@ def workload_section(name, entries):
                 "resolved. This benchmark does not break it down. The likely share is the "
                 "CPU time that the worker and `mmap3 record` take from the workload on the "
                 "guest's two vCPUs, which `perf record -a` already shares with it. What would "
-                "close it is what would lower the reader's share on the hot path (records "
-                "consumed in place from a mapped buffer, no copy per `read()`); their CPU "
+                "close it is what would lower the reader's share on the hot path (the records "
+                "are now read in place from a mapped buffer, so the tool's own work per "
+                "record); their CPU "
                 "time per round, not measured here, would say how much of it that is."]
     out.append("")
     return out
