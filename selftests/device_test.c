@@ -141,7 +141,8 @@ TEST_F(dev, abi_version)
 	EXPECT_EQ(sizeof(ver), ver.size);
 	EXPECT_EQ(MMAP3_ABI_MAJOR, ver.major);
 	EXPECT_EQ(MMAP3_ABI_MINOR, ver.minor);
-	EXPECT_EQ(0, ver.features);
+	/* Every feature this module has, none it has not. */
+	EXPECT_EQ(MMAP3_FEATURE_MAPPED_BUFFER, ver.features);
 }
 
 /* A newer tool's larger struct is accepted if its tail is zero. */
