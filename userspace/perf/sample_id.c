@@ -73,37 +73,35 @@ int sample_id_parse(const struct sample_id_layout *l, const struct perf_event_he
 
 void sample_id_write(const struct sample_id_layout *l, void *trailer, const struct sample_id *s)
 {
+	uint32_t u32[2] = { s->pid, s->tid };
+	uint64_t f = l->fields;
 	uint8_t *p = trailer;
-	uint32_t u32[2];
-	unsigned int i;
 
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(l->fields & order[i]))
-			continue;
-		switch (order[i]) {
-		case PERF_SAMPLE_TID:
-			u32[0] = s->pid;
-			u32[1] = s->tid;
-			memcpy(p, u32, 8);
-			break;
-		case PERF_SAMPLE_TIME:
-			memcpy(p, &s->time, 8);
-			break;
-		case PERF_SAMPLE_ID:
-		case PERF_SAMPLE_IDENTIFIER:
-			memcpy(p, &s->id, 8);
-			break;
-		case PERF_SAMPLE_STREAM_ID:
-			memcpy(p, &s->stream_id, 8);
-			break;
-		case PERF_SAMPLE_CPU:
-			u32[0] = s->cpu;
-			u32[1] = 0;
-			memcpy(p, u32, 8);
-			break;
-		}
+	/* In the trailer's order: straight through, for a record at a time. */
+	if (f & PERF_SAMPLE_TID) {
+		memcpy(p, u32, 8);
 		p += 8;
 	}
+	if (f & PERF_SAMPLE_TIME) {
+		memcpy(p, &s->time, 8);
+		p += 8;
+	}
+	if (f & PERF_SAMPLE_ID) {
+		memcpy(p, &s->id, 8);
+		p += 8;
+	}
+	if (f & PERF_SAMPLE_STREAM_ID) {
+		memcpy(p, &s->stream_id, 8);
+		p += 8;
+	}
+	if (f & PERF_SAMPLE_CPU) {
+		u32[0] = s->cpu;
+		u32[1] = 0;
+		memcpy(p, u32, 8);
+		p += 8;
+	}
+	if (f & PERF_SAMPLE_IDENTIFIER)
+		memcpy(p, &s->id, 8);
 }
 
 int sample_time_offset(const struct perf_event_attr *attr)
