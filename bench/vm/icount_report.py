@@ -267,7 +267,7 @@ WHY = {
         "The reader's share: the records are read in place from the mapped buffer "
         "(no copy, no `read()`), so what is left is the tool's own work per record "
         "(validating it, writing the perf record and the build-id table entry: about "
-        "560 instructions by callgrind on the host), its file's page-cache writes "
+        "510 instructions by callgrind on the host), its file's page-cache writes "
         "(each perf record copied into the page cache: TCG counts a byte-wise "
         "`rep movs` per byte), its `poll()`s and wake-ups, and the first touch of its "
         "buffers, spread over this run's 11,000 mappings. What would close it: fewer "
