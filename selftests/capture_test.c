@@ -1022,6 +1022,7 @@ TEST(mapped_buffer_gives_the_records)
 {
 	int fd = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC), i, pads = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct mmap3_record_mmap *m_rec;
 	struct mmap3_stats st = { .size = sizeof(st) };
 	uint64_t live = 0, lost = 0, tail;
 	struct records r = { 0 };
@@ -1058,8 +1059,9 @@ TEST(mapped_buffer_gives_the_records)
 	EXPECT_EQ(1000, live);
 	EXPECT_EQ(0, lost);
 	EXPECT_LE(2, pads);
-	EXPECT_NE(NULL, find_mmap(&r, getpid(), DIR "/inplace", 0));
-	EXPECT_TRUE(build_id_is(&find_mmap(&r, getpid(), DIR "/inplace", 0)->build_id, a, 20));
+	m_rec = find_mmap(&r, getpid(), DIR "/inplace", 0);
+	ASSERT_NE(NULL, m_rec);
+	EXPECT_TRUE(build_id_is(&m_rec->build_id, a, 20));
 	records_free(&r);
 
 	/* A tail past the head, or behind the last one, is not taken. */
