@@ -135,6 +135,25 @@ void mmap3_container_let_go(struct mmap3_container_last *last)
 	*last = (struct mmap3_container_last){ };
 }
 
+/*
+ * Is @root the caller's own root (the worker's: the initial one)?  Then
+ * the path the record gives already names the file as the process sees
+ * it, and the record needs no second one: most processes are not in a
+ * container or chroot.  Asked once per process, not per mapping.
+ */
+static bool own_root(const struct path *root)
+{
+	struct path own;
+	bool same;
+
+	if (!current->fs)
+		return false;
+	get_fs_root(current->fs, &own);
+	same = path_equal(&own, root);
+	path_put(&own);
+	return same;
+}
+
 void mmap3_container_take(struct mmap3_container_last *last, struct mmap3_event *ev)
 {
 	struct task_struct *task;
@@ -149,6 +168,10 @@ void mmap3_container_take(struct mmap3_container_last *last, struct mmap3_event 
 				get_fs_root(task->fs, &last->root);
 			task_unlock(task);
 			put_task_struct(task);
+			if (last->root.mnt && own_root(&last->root)) {
+				path_put(&last->root);
+				last->root = (struct path){ };
+			}
 		}
 		last->tgid = get_pid(ev->tgid);
 	}

@@ -41,13 +41,15 @@ static __always_inline u64 mmap3_task_cgroup(struct task_struct *task)
 struct mmap3_container_last {
 	struct pid *tgid;		/* held; NULL: none */
 	u64 mnt_ns;
-	struct path root;		/* held, or none (.mnt NULL) */
+	/* Held; none (.mnt NULL) if unknown or the resolver's own. */
+	struct path root;
 };
 
 /*
  * Take @ev's process's mount namespace id and root into @ev, while it
  * runs (a process gone leaves them empty), or from @last if it is that
- * process's.  Process context.
+ * process's.  A root that is the caller's own is left empty: the path
+ * from it is the record's own.  Process context.
  */
 void mmap3_container_take(struct mmap3_container_last *last, struct mmap3_event *ev);
 void mmap3_container_let_go(struct mmap3_container_last *last);

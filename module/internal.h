@@ -99,7 +99,7 @@ struct mmap3_event {
 	u64 cgroup;			/* its cgroup v2 id, at the mmap */
 	/* Taken when resolved (container.c): */
 	u64 mnt_ns;			/* its mount namespace's id, or 0 */
-	struct path root;		/* its root, or none (.mnt NULL) */
+	struct path root;		/* its root; none (.mnt NULL): unknown, or ours */
 	struct mmap3_inode_state state;	/* of the file at mmap time */
 	struct pid *tgid;
 	struct pid *pid;		/* NULL: the same as @tgid */
