@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/iversion.h>
 #include <linux/kprobes.h>
@@ -78,13 +79,17 @@ static atomic64_t stat_evictions, stat_invalidations;
 /*
  * A FUSE daemon chooses its inode numbers and generations: chains are
  * keyed by a secret, so no one can choose files that share a bucket.
+ * hsiphash is the kernel's keyed hash for hash tables (SipHash-1-3 on
+ * 64-bit), half the rounds of siphash: this runs for every mapping.  The
+ * superblock, a kernel address no user chooses, goes in folded.
  */
-static siphash_key_t cache_key;
+static hsiphash_key_t cache_key;
 
 static struct hlist_head *cache_bucket(const struct inode *inode)
 {
-	u64 h = siphash_3u64(inode->i_ino, (unsigned long)inode->i_sb, inode->i_generation,
-			     &cache_key);
+	u64 ino = inode->i_ino;
+	u32 h = hsiphash_4u32(lower_32_bits(ino), upper_32_bits(ino), inode->i_generation,
+			      hash_ptr(inode->i_sb, 32), &cache_key);
 
 	return &cache_hash[h & ((1U << cache_bits) - 1)];
 }
