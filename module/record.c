@@ -28,6 +28,26 @@ struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 }
 
 /*
+ * d_path(), with the path's length.  A path d_path() builds ends at the
+ * buffer's end (fs/d_path.c prepends to it, 5.10 to 7.x): its length is
+ * known without counting it, which strlen() does a byte at a time, on
+ * every mapping.  A filesystem's own name (d_dname(): memfd, anonymous
+ * files) may lie anywhere and is counted.
+ */
+static char *path_of(const struct path *path, char *buf, size_t *len)
+{
+	const struct dentry_operations *ops = path->dentry->d_op;
+	char *p = d_path(path, buf, PATH_MAX);
+
+	if (IS_ERR(p))
+		return p;
+	*len = buf + PATH_MAX - 1 - p;
+	if ((ops && ops->d_dname) || p[*len])
+		*len = strlen(p);
+	return p;
+}
+
+/*
  * The path the user opened (not an overlayfs backing file's), from the
  * worker's root, the initial one; without " (deleted)".  A path longer
  * than PATH_MAX leaves the file's own name, flagged.  Returns its length.
@@ -35,14 +55,13 @@ struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
 static size_t record_path(struct mmap3_record_mmap *rec, struct file *file)
 {
 	const struct path *path = mmap3_file_user_path(file);
-	char *p = d_path(path, rec->path, PATH_MAX);
 	size_t len;
+	char *p = path_of(path, rec->path, &len);
 
 	if (IS_ERR(p)) {
 		rec->flags |= MMAP3_MMAP_PATH_TRUNCATED;
 		return scnprintf(rec->path, NAME_MAX + 1, "%pd", path->dentry);
 	}
-	len = strlen(p);
 	if (d_unlinked(path->dentry)) {
 		rec->flags |= MMAP3_MMAP_DELETED;
 		if (len >= sizeof(DELETED_SUFFIX) - 1 &&
@@ -67,10 +86,9 @@ static size_t root_path(char *out, const struct path *root, const char *path, si
 	out[0] = '\0';
 	if (!root->mnt)
 		return 0;
-	r = d_path(root, out, PATH_MAX);
+	r = path_of(root, out, &rlen);
 	if (IS_ERR(r))
 		return 0;
-	rlen = strlen(r);
 	if (rlen == 1 || rlen >= len || memcmp(path, r, rlen) || path[rlen] != '/') {
 		out[0] = '\0';
 		return 0;
