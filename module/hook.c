@@ -241,16 +241,17 @@ static void mmap3_drain(struct work_struct *work)
 		/* After every slot up to head was stamped: one reading for them all. */
 		mmap3_time_now(&now);
 		for (tail = q->tail; tail != head; tail++) {
-			struct mmap3_event ev = q->ev[tail & mask];
+			/* Taken in place: what is parked is copied. */
+			struct mmap3_event *ev = &q->ev[tail & mask];
 
+			mmap3_time_derive(&ev->time, &now);
+			/* Read a file only for a session that wants the record. */
+			if (mmap3_sink_wants(ev))
+				mmap3_resolve(&mmap3_drain_resolver, ev, NULL);
+			else
+				mmap3_event_release(ev);
 			/* The hook may reuse the slot once it sees this. */
 			smp_store_release(&q->tail, tail + 1);
-			mmap3_time_derive(&ev.time, &now);
-			/* Read a file only for a session that wants the record. */
-			if (mmap3_sink_wants(&ev))
-				mmap3_resolve(&mmap3_drain_resolver, &ev, NULL);
-			else
-				mmap3_event_release(&ev);
 			cond_resched();
 		}
 	}
