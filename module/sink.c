@@ -28,6 +28,15 @@
  */
 static LIST_HEAD(sink_outputs);
 static DEFINE_MUTEX(sink_lock);
+/*
+ * An attached output takes every executable mapping (no pid filter, the
+ * initial pid namespace): mmap3_sink_wants() need not walk the outputs
+ * for one, as it would for each mapping of a machine-wide session.  Set
+ * under sink_lock after the output is listed, recomputed after one is
+ * unlisted; a stale answer costs a walk, or the work on an event no
+ * output then takes.
+ */
+static bool sink_takes_all_exec;
 
 /* Mappings the hook could not queue, ever; folded into outputs as they emit. */
 static atomic64_t sink_queue_lost = ATOMIC64_INIT(0);
@@ -352,6 +361,22 @@ static void output_take_roots(struct mmap3_output *out)
 	rcu_read_unlock();
 }
 
+static bool output_takes_all_exec(const struct mmap3_output *out)
+{
+	return !out->filter.nr_pids && out->pid_ns == &init_pid_ns;
+}
+
+/* Under sink_lock. */
+static void update_takes_all(void)
+{
+	struct mmap3_output *out;
+	bool all = false;
+
+	list_for_each_entry(out, &sink_outputs, node)
+		all |= output_takes_all_exec(out);
+	WRITE_ONCE(sink_takes_all_exec, all);
+}
+
 int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *first)
 {
 	int ret;
@@ -374,6 +399,7 @@ int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *firs
 	out->attached = true;
 	spin_unlock(&out->ring.lock);
 	list_add_tail_rcu(&out->node, &sink_outputs);
+	update_takes_all();
 	mutex_unlock(&sink_lock);
 	return 0;
 }
@@ -387,6 +413,7 @@ void mmap3_sink_detach(struct mmap3_output *out)
 	out->attached = false;
 	spin_unlock(&out->ring.lock);
 	list_del_rcu(&out->node);
+	update_takes_all();
 	/* Out of memory, the previous roots stay: more walked, nothing wrong. */
 	if (out->filter.flags & MMAP3_FILTER_INHERIT)
 		lineage_update(NULL);
@@ -407,6 +434,8 @@ bool mmap3_sink_wants(const struct mmap3_event *ev)
 	bool wants = false;
 	pid_t tgid;
 
+	if ((ev->prot & PROT_EXEC) && READ_ONCE(sink_takes_all_exec))
+		return true;
 	rcu_read_lock();
 	list_for_each_entry_rcu(out, &sink_outputs, node) {
 		if (output_wants(out, ev, &tgid)) {
