@@ -11,7 +11,15 @@
 
 #include "writer.h"
 
-#define BUF_SIZE	(1U << 20)	/* records are small: a write per MB */
+/*
+ * Records are gathered into a write of BUF_SIZE: the largest record
+ * (header.size is 16 bits) fits, a write costs little beside 64 KiB of
+ * records, and a session's tool keeps no more memory than that: a
+ * short session would otherwise fault in and clear more buffer than it
+ * writes.  Copies of whole ranges go by COPY_CHUNK.
+ */
+#define BUF_SIZE	(64U << 10)
+#define COPY_CHUNK	(1U << 20)
 /* The smallest attr that holds every bit we set (build_id is in VER0). */
 #define ATTR_SIZE	PERF_ATTR_SIZE_VER5
 /*
@@ -128,6 +136,10 @@ uint64_t perf_writer_offset(const struct perf_writer *w)
 
 void *perf_writer_reserve(struct perf_writer *w, size_t size)
 {
+	if (size > BUF_SIZE) {
+		fail(w, "a record", perf_writer_offset(w), EMSGSIZE);
+		return NULL;
+	}
 	if (w->buf_len + size > BUF_SIZE && flush(w))
 		return NULL;
 	return w->buf + w->buf_len;
@@ -194,11 +206,11 @@ static int copy_range(struct perf_writer *w, int fd, uint64_t off, uint64_t to, 
 		}
 	}
 	if (left) {
-		buf = malloc(BUF_SIZE);
+		buf = malloc(COPY_CHUNK);
 		if (!buf)
 			return fail(w, what, (uint64_t)out, ENOMEM);
 		while (left) {
-			size_t chunk = left < BUF_SIZE ? (size_t)left : BUF_SIZE;
+			size_t chunk = left < COPY_CHUNK ? (size_t)left : COPY_CHUNK;
 			ssize_t n = pread(fd, buf, chunk, in);
 
 			if (n < 0 && errno == EINTR)
