@@ -239,26 +239,33 @@ WHY = {
         "The session against `perf record -e dummy -a`: perf's own mmap path got "
         "cheaper from 6.12 on, while the hook and worker alone (the third row of the "
         "parts) cost most of what perf adds whole. The worker is most of that (the "
-        "second row; the hook alone, the first, is a few hundred instructions): "
-        "the record's path (`d_path()`), "
-        "the build-id cache's keyed hash, the copy into the buffer and the references "
-        "taken and dropped per mapping. What would close it: less per mapping in the "
-        "worker (a path walked once for the mappings of one file that follow each "
-        "other, as a dlopen loop makes them), and the reader's share below."),
+        "second row; the hook alone, the first, is a few hundred instructions), and "
+        "the record's path is the largest part of the worker (`d_path()`, about 40% of "
+        "its samples in a profile of the hot path); then the build-id cache's keyed "
+        "hash, the copy into the buffer and the references taken and dropped per "
+        "mapping. A path remembered for the mappings of one file that follow each "
+        "other would need to know that no mount above it moved meanwhile, which only "
+        "the mount tree's sequence count (`mount_lock`, not exported to modules) "
+        "tells. On PREEMPT_RT the buffer's spinlock and RCU cost more per record. "
+        "What would close it: recording through perf's own ring, or a kernel that "
+        "lets a module see its mount sequence."),
     "half of what `--buildid-mmap`": (
         "Half of what `--buildid-mmap` adds: perf parses the build-id in its own mmap "
         "hook and writes one record through its own ring buffer, with no second "
         "context and no second reader. From 6.12 on, half of its cost is less than our "
         "hook and worker alone (the parts above); on 6.1 it would take the whole "
-        "reader's share and more. What would close it: the worker's and the reader's "
-        "savings named here; fully, only recording through perf's own ring as "
-        "`--buildid-mmap` does, which is what mmap3 exists to do without (5.12+, and "
-        "the page cached)."),
+        "reader's share and more. What would close it: only recording through perf's "
+        "own ring as `--buildid-mmap` does, which is what mmap3 exists to do without "
+        "(5.12+, and the page cached)."),
     "dlopen loop": (
         "The dlopen loop: a dlopen + dlclose of a small library is about 120,000 "
         "instructions, and each maps the library's code once, so one mapping's session "
-        "cost (the hot path's figure) is 3-4% of it, whatever perf's own share. What "
-        "would close it: the session's cost per mapping halved, the items above."),
+        "cost is 3% of it, whatever perf's own share. At this rate a worker run and a "
+        "reader wake-up serve about 30 mappings, not the hot loop's 270: their fixed "
+        "cost (two context switches each, the reader's `poll()`s) adds several hundred "
+        "instructions per mapping to the hot path's figure. What would close it: a "
+        "reader woken at a watermark (as perf's is, at half its buffer) rather than "
+        "after every worker run, and the per-mapping cost above."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
@@ -268,11 +275,12 @@ WHY = {
         "(no copy, no `read()`), so what is left is the tool's own work per record "
         "(validating it, writing the perf record and the build-id table entry: about "
         "510 instructions by callgrind on the host), its file's page-cache writes "
-        "(each perf record copied into the page cache: TCG counts a byte-wise "
-        "`rep movs` per byte), its `poll()`s and wake-ups, and the first touch of its "
-        "buffers, spread over this run's 11,000 mappings. What would close it: fewer "
-        "bytes per record and written per mapping, and less of the tool's work per "
-        "record."),
+        "(about 120 bytes per mapping, each copied into the page cache and each new "
+        "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
+        "`rep movs`/`rep stos` per byte; over 40% of the reader in a profile), "
+        "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
+        "a larger share of less. What would close it: fewer bytes written per mapping "
+        "and fewer wake-ups (the watermark above)."),
 }
 
 
