@@ -258,10 +258,11 @@ WHY = {
         "own ring as `--buildid-mmap` does, which is what mmap3 exists to do without "
         "(5.12+, and the page cached)."),
     "dlopen loop": (
-        "The dlopen loop: a dlopen + dlclose of a small library is about 120,000 "
+        "The dlopen loop: a dlopen + dlclose of a small library is 120,000 to 170,000 "
         "instructions, and each maps the library's code once, so one mapping's session "
-        "cost is 3% of it, whatever perf's own share. At this rate a worker run and a "
-        "reader wake-up serve about 30 mappings, not the hot loop's 270: their fixed "
+        "cost is 2-3% of it, whatever perf's own share. At this rate a worker run (a "
+        "jiffy's mappings) and a reader wake-up serve a few dozen mappings, not the hot "
+        "loop's few hundred: their fixed "
         "cost (two context switches each, the reader's `poll()`s) adds several hundred "
         "instructions per mapping to the hot path's figure. What would close it: a "
         "reader woken at a watermark (as perf's is, at half its buffer) rather than "
