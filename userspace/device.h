@@ -60,9 +60,12 @@ struct mmap3_records {
 	uint64_t head;		/* ... the module's head as last loaded */
 	uint64_t next;		/* ... where the next record is */
 	uint64_t tail;		/* ... the tail last given back */
+	int wait;		/* block for records: @fd is not O_NONBLOCK */
 };
 
 int mmap3_records_init(struct mmap3_records *r, int fd);
+/* Block for records, or not (the fd's O_NONBLOCK, kept here too). */
+void mmap3_records_set_wait(struct mmap3_records *r, int wait);
 void mmap3_records_free(struct mmap3_records *r);
 
 /*
@@ -84,19 +87,19 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
 int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why);
 
 /*
- * The container identity after @m's path (MMAP3_MMAP_NS), or NULL if it
- * has none or it does not fit the record (mmap3_record_check() refuses
- * such a record).
+ * The container identity after @m's path of @path_len bytes
+ * (MMAP3_MMAP_NS), or NULL if it has none or it does not fit the record
+ * (mmap3_record_check() refuses such a record).
  */
-static inline const struct mmap3_mmap_ns *mmap3_record_ns(const struct mmap3_record_mmap *m)
+static inline const struct mmap3_mmap_ns *mmap3_record_ns_after(const struct mmap3_record_mmap *m,
+								size_t path_len)
 {
 	const struct mmap3_record_header *h = &m->header;
 	const struct mmap3_mmap_ns *ns;
-	size_t at, path_len;
+	size_t at;
 
 	if (!(m->flags & MMAP3_MMAP_NS) || h->size <= sizeof(*m))
 		return NULL;
-	path_len = strnlen(m->path, h->size - sizeof(*m));
 	at = (sizeof(*m) + path_len + 1 + MMAP3_RECORD_ALIGN - 1) &
 	     ~(size_t)(MMAP3_RECORD_ALIGN - 1);
 	if (at > h->size || h->size - at < sizeof(*ns))
@@ -106,6 +109,14 @@ static inline const struct mmap3_mmap_ns *mmap3_record_ns(const struct mmap3_rec
 	    !memchr(ns->root_path, 0, ns->size - sizeof(*ns)))
 		return NULL;
 	return ns;
+}
+
+/* As mmap3_record_ns_after(), the path's length counted (within the record). */
+static inline const struct mmap3_mmap_ns *mmap3_record_ns(const struct mmap3_record_mmap *m)
+{
+	if (!(m->flags & MMAP3_MMAP_NS) || m->header.size <= sizeof(*m))
+		return NULL;
+	return mmap3_record_ns_after(m, strnlen(m->path, m->header.size - sizeof(*m)));
 }
 
 /* A build-id status for messages: its description, or "status N". */

@@ -358,7 +358,7 @@ static void *feed_main(void *arg)
 	}
 	if (!failed && !mmap3_device_disable(f->dev)) {
 		/* Drained and disabled, read() returns 0. */
-		fcntl(f->dev, F_SETFL, fcntl(f->dev, F_GETFL) & ~O_NONBLOCK);
+		mmap3_records_set_wait(&f->records, 1);
 		while (!f->records.eof && !failed)
 			if (feed_drain(f) < 0)
 				failed = 1;
@@ -1082,7 +1082,7 @@ static int session_start(struct inject *j)
 	}
 	if (mmap3_device_enable(f->dev))
 		return -1;
-	fcntl(f->dev, F_SETFL, fcntl(f->dev, F_GETFL) | O_NONBLOCK);
+	mmap3_records_set_wait(&f->records, 0);
 	if (pthread_create(&f->thread, NULL, feed_main, f)) {
 		fprintf(stderr, "mmap3 inject: cannot start a thread\n");
 		return -1;

@@ -307,7 +307,7 @@ static int finish(struct session *s)
 		return -1;
 	}
 	/* Drained and disabled, read() returns 0: no need to poll, no spin. */
-	fcntl(s->dev, F_SETFL, fcntl(s->dev, F_GETFL) & ~O_NONBLOCK);
+	mmap3_records_set_wait(&s->records, 1);
 	while (!s->records.eof)
 		if (drain(s))
 			return -1;
@@ -407,7 +407,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		if (!s.child)
 			goto out;
 	}
-	fcntl(s.dev, F_SETFL, fcntl(s.dev, F_GETFL) | O_NONBLOCK);
+	mmap3_records_set_wait(&s.records, 0);
 	if (loop(&s) || s.failed || finish(&s))
 		goto out;
 	close(s.dev);

@@ -21,8 +21,11 @@
 
 int mmap3_records_init(struct mmap3_records *r, int fd)
 {
+	int flags = fcntl(fd, F_GETFL);
+
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
+	r->wait = flags >= 0 && !(flags & O_NONBLOCK);
 	r->cap = READ_SIZE;
 	r->buf = malloc(r->cap);
 	if (!r->buf) {
@@ -30,6 +33,15 @@ int mmap3_records_init(struct mmap3_records *r, int fd)
 		return -1;
 	}
 	return 0;
+}
+
+void mmap3_records_set_wait(struct mmap3_records *r, int wait)
+{
+	int flags = fcntl(r->fd, F_GETFL);
+
+	if (flags >= 0)
+		fcntl(r->fd, F_SETFL, wait ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+	r->wait = wait;
 }
 
 void mmap3_records_free(struct mmap3_records *r)
@@ -68,12 +80,15 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 	switch (h->type) {
 	case MMAP3_RECORD_MMAP: {
 		const struct mmap3_record_mmap *m = (const void *)h;
+		size_t path_len;
 
 		if (h->size <= sizeof(*m)) {
 			*why = "an MMAP record's fields and a path";
 			return -1;
 		}
-		if (!has_nul(h, sizeof(*m), h->size - sizeof(*m))) {
+		/* One pass over the path: its NUL, and where what follows it starts. */
+		path_len = strnlen(m->path, h->size - sizeof(*m));
+		if (path_len == h->size - sizeof(*m)) {
 			*why = "a path NUL-terminated within the MMAP record";
 			return -1;
 		}
@@ -81,7 +96,7 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 			*why = "a build-id of at most 64 bytes";
 			return -1;
 		}
-		if ((m->flags & MMAP3_MMAP_NS) && !mmap3_record_ns(m)) {
+		if ((m->flags & MMAP3_MMAP_NS) && !mmap3_record_ns_after(m, path_len)) {
 			*why = "a struct mmap3_mmap_ns after the path, with a NUL-terminated root "
 			       "path, within the MMAP record";
 			return -1;
@@ -180,7 +195,7 @@ static int map_buffer(struct mmap3_records *r)
 static int mapped_wait(struct mmap3_records *r)
 {
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-	int wait = !(fcntl(r->fd, F_GETFL) & O_NONBLOCK);
+	int wait = r->wait;
 
 	for (;;) {
 		if (poll(&pfd, 1, wait ? -1 : 0) < 0) {
