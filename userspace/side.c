@@ -43,9 +43,11 @@
 #define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 #define KERNEL_DSO_NAME		"[kernel.kallsyms]"
 
+#define SIDE_ID_SIZE	24
+
 static const struct sample_id_layout side_id = {
 	.fields = SIDE_SAMPLE_TYPE,
-	.size = 24,
+	.size = SIDE_ID_SIZE,
 };
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
@@ -89,8 +91,8 @@ static uint64_t entry_hash(uint16_t cpumode, const char *name, size_t len,
 }
 
 /* Is the table entry at @off this one, byte for byte? */
-static bool same_entry(const struct side_writer *s, size_t off, uint16_t cpumode,
-		       const char *name, size_t len, const struct mmap3_build_id *bid)
+static inline bool same_entry(const struct side_writer *s, size_t off, uint16_t cpumode,
+			      const char *name, size_t len, const struct mmap3_build_id *bid)
 {
 	const struct perf_record_header_build_id *e = (const void *)(s->table + off);
 
@@ -100,19 +102,18 @@ static bool same_entry(const struct side_writer *s, size_t off, uint16_t cpumode
 	       !memcmp(e->filename, name, len) && !e->filename[len];
 }
 
-/* Is the entry there already?  Each record asks: O(1) but for equal hashes. */
-static bool seen_find(struct side_writer *s, uint64_t h, uint16_t cpumode,
-		      const char *name, size_t len, const struct mmap3_build_id *bid)
+/* Where the entry is (its offset + 1), or 0: O(1) but for equal hashes. */
+static size_t seen_find(struct side_writer *s, uint64_t h, uint16_t cpumode,
+			const char *name, size_t len, const struct mmap3_build_id *bid)
 {
 	size_t i;
 
-	s->seen_lookups++;
 	if (!s->seen_cap)
-		return false;
+		return 0;
 	for (i = h & (s->seen_cap - 1); s->seen[i].hash; i = (i + 1) & (s->seen_cap - 1))
 		if (++s->seen_probes, s->seen[i].hash == h && same_entry(s, s->seen[i].off, cpumode, name, len, bid))
-			return true;
-	return false;
+			return s->seen[i].off + 1;
+	return 0;
 }
 
 static void seen_put(struct side_seen *set, size_t cap, struct side_seen e)
@@ -154,12 +155,24 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 {
 	size_t size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	struct perf_record_header_build_id *e;
-	uint64_t h;
+	uint64_t h, id_word;
 
 	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_SIZE)
 		return 0;
+	s->seen_lookups++;
+	/*
+	 * The entry the last lookup found, for a file mapped again: no hash.
+	 * Its name's length and id's first word turn most others away.
+	 */
+	memcpy(&id_word, bid->data, sizeof(id_word));
+	if (s->last_entry && s->last_len == len && s->last_id_word == id_word &&
+	    same_entry(s, s->last_entry - 1, cpumode, name, len, bid))
+		return 0;
+	s->last_len = len;
+	s->last_id_word = id_word;
 	h = entry_hash(cpumode, name, len, bid);
-	if (seen_find(s, h, cpumode, name, len, bid))
+	s->last_entry = seen_find(s, h, cpumode, name, len, bid);
+	if (s->last_entry)
 		return 0;
 	if (s->table_len + size > s->table_cap) {
 		size_t cap = s->table_cap ? 2 * s->table_cap : 4096;
@@ -184,6 +197,7 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 	memcpy(e->build_id, bid->data, bid->size);
 	e->size = bid->size;
 	memcpy(e->filename, name, len);
+	s->last_entry = s->table_len + 1;
 	s->table_len += size;
 	return 0;
 }
@@ -194,12 +208,25 @@ static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 	return table_add_len(s, cpumode, name, strlen(name), bid);
 }
 
+/*
+ * The sample_id trailer of the side file's one attr, SIDE_SAMPLE_TYPE's
+ * fields in perf's order; written whole (sample_id_write() field by
+ * field is for any layout), as every record has one.
+ */
+struct side_trailer {
+	uint32_t pid, tid;	/* PERF_SAMPLE_TID */
+	uint64_t time;		/* PERF_SAMPLE_TIME */
+	uint32_t cpu, res;	/* PERF_SAMPLE_CPU */
+};
+
+_Static_assert(sizeof(struct side_trailer) == SIDE_ID_SIZE, "side_id's size");
+
 static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint64_t time,
 			uint32_t cpu)
 {
-	struct sample_id id = { .pid = pid, .tid = tid, .time = time, .cpu = cpu };
+	struct side_trailer id = { .pid = pid, .tid = tid, .time = time, .cpu = cpu };
 
-	sample_id_write(&side_id, (uint8_t *)rec + size - side_id.size, &id);
+	memcpy((uint8_t *)rec + size - sizeof(id), &id, sizeof(id));
 }
 
 /* Flags perf has no room for. */
@@ -210,7 +237,13 @@ static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint
 static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 		       const struct mmap3_mmap_ns *ns)
 {
-	struct side_status_entry e = {
+	struct side_status_entry e;
+
+	if (m->build_id.status == MMAP3_BUILDID_FOUND &&
+	    !(m->flags & SIDE_STATUS_FLAGS & ~MMAP3_MMAP_DUMP) &&
+	    (!ns || ((!ns->mnt_ns || ns->mnt_ns == s->own_mnt_ns) && !ns->root_path[0])))
+		return 0;
+	e = (struct side_status_entry){
 		.time = m->header.time,
 		.addr = m->addr,
 		.pid = m->pid,
@@ -220,10 +253,6 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 		.mnt_ns = ns ? ns->mnt_ns : 0,
 		.cgroup = ns ? ns->cgroup : 0,
 	};
-
-	if (e.status == MMAP3_BUILDID_FOUND && !(e.flags & ~MMAP3_MMAP_DUMP) &&
-	    (!e.mnt_ns || e.mnt_ns == s->own_mnt_ns) && !(ns && ns->root_path[0]))
-		return 0;
 	if (s->status_cap - s->status_len < sizeof(e) + (s->status_len ? 0 :
 							  sizeof(struct side_status_header))) {
 		size_t cap = s->status_cap ? 2 * s->status_cap : 4096;
@@ -246,22 +275,30 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 /*
  * A mapping: named as its process sees the file (perf's own record of it
  * does, and merge matches the two by name), its status kept apart.
+ * Every byte of the record is written once, no clearing first: this
+ * runs for every mapping of a session.
  */
 static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 {
-	const struct mmap3_mmap_ns *ns = mmap3_record_ns(m);
-	const char *name = ns && ns->root_path[0] ? ns->root_path : m->path;
-	size_t len = strlen(name);
-	size_t size = PERF_MMAP2_FIXED + ALIGN8(len + 1) + side_id.size;
+	size_t path_len = strlen(m->path);
+	const struct mmap3_mmap_ns *ns = mmap3_record_ns_after(m, path_len);
+	const char *name = m->path;
+	size_t len = path_len, name_size, size;
 	struct perf_record_mmap2 *r;
+	uint64_t zero = 0;
 
+	if (ns && ns->root_path[0]) {
+		name = ns->root_path;
+		len = strlen(name);
+	}
+	name_size = ALIGN8(len + 1);
+	size = PERF_MMAP2_FIXED + name_size + side_id.size;
 	if (size > UINT16_MAX)
 		return 0;
 	/* Written in place in the file's write buffer. */
 	r = reserve(s, size);
 	if (!r)
 		return -1;
-	memset(r, 0, size);
 	r->header.type = PERF_RECORD_MMAP2;
 	r->header.misc = PERF_RECORD_MISC_USER;
 	if (!(m->prot & PROT_EXEC))
@@ -275,7 +312,13 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	if (m->build_id.status == MMAP3_BUILDID_FOUND && m->build_id.size <= PERF_BUILD_ID_SIZE) {
 		r->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		r->build_id_size = m->build_id.size;
-		memcpy(r->build_id, m->build_id.data, m->build_id.size);
+		r->__reserved_1 = 0;
+		r->__reserved_2 = 0;
+		/* The whole field from the record's larger one, zeros past the id. */
+		memcpy(r->build_id, m->build_id.data, PERF_BUILD_ID_SIZE);
+		if (m->build_id.size < PERF_BUILD_ID_SIZE)
+			memset(r->build_id + m->build_id.size, 0,
+			       PERF_BUILD_ID_SIZE - m->build_id.size);
 	} else {
 		r->maj = m->dev_major;
 		r->min = m->dev_minor;
@@ -288,6 +331,8 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 	}
 	r->prot = m->prot;
 	r->flags = m->flags & MMAP3_MMAP_SHARED ? MAP_SHARED : MAP_PRIVATE;
+	/* The name's last word zeroed first: its NUL and padding. */
+	memcpy(r->filename + name_size - sizeof(zero), &zero, sizeof(zero));
 	memcpy(r->filename, name, len);
 	put_trailer(r, size, m->pid, m->tid, m->header.time, m->cpu);
 	if (commit(s, size))
