@@ -260,13 +260,18 @@ WHY = {
     "dlopen loop": (
         "The dlopen loop: a dlopen + dlclose of a small library is 120,000 to 170,000 "
         "instructions, and each maps the library's code once, so one mapping's session "
-        "cost is 2-3% of it, whatever perf's own share. At this rate a worker run (a "
-        "jiffy's mappings) and a reader wake-up serve a few dozen mappings, not the hot "
-        "loop's few hundred: their fixed "
-        "cost (two context switches each, the reader's `poll()`s) adds several hundred "
-        "instructions per mapping to the hot path's figure. What would close it: a "
-        "reader woken at a watermark (as perf's is, at half its buffer) rather than "
-        "after every worker run, and the per-mapping cost above."),
+        "cost (the hot path's, above) is 2-3% of it, whatever perf's own share; and the "
+        "hook runs for each of the call's four or five `mmap()`s and `mprotect()`s, code "
+        "or not, each a kprobe entry (through ftrace from 6.1 on) before the handler looks at "
+        "the mapping. The fixed cost of a batch is not where it goes: on 6.12, a worker "
+        "waiting 4 jiffies instead of 1 (a quarter of the worker runs and reader "
+        "wake-ups) moved the loop by 100 to 1,500 instructions of about 4,000 per call "
+        "in two rounds (2026-11-28), so a reader woken at a watermark would not close "
+        "it either (nor can this loop judge one: its clock stops before a sleeping "
+        "reader catches up). An `ftrace_ops` of our own in place of the kprobe (no "
+        "`pt_regs`, no kprobe lookup) saved 200 to 800 per call in the same trial. "
+        "What would close it: the per-mapping cost above, and a hook entry that costs "
+        "less for the mappings it does not take."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
@@ -275,13 +280,14 @@ WHY = {
         "The reader's share: the records are read in place from the mapped buffer "
         "(no copy, no `read()`), so what is left is the tool's own work per record "
         "(validating it, writing the perf record and the build-id table entry: about "
-        "510 instructions by callgrind on the host), its file's page-cache writes "
+        "550 instructions by callgrind on the host for one file mapped again and again, "
+        "710 for 200 files in turn: host benchmark 8), its file's page-cache writes "
         "(about 120 bytes per mapping, each copied into the page cache and each new "
         "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
         "`rep movs`/`rep stos` per byte; over 40% of the reader in a profile), "
         "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
-        "a larger share of less. What would close it: fewer bytes written per mapping "
-        "and fewer wake-ups (the watermark above)."),
+        "a larger share of less. What would close it: fewer bytes written per mapping; "
+        "fewer wake-ups would do little (the dlopen loop's trial above)."),
 }
 
 
