@@ -37,18 +37,23 @@
 #include "count.h"
 #include "device.h"
 #include "hash.h"
-#include "perf/sample_id.h"
 #include "side.h"
 
 #define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 #define KERNEL_DSO_NAME		"[kernel.kallsyms]"
 
-#define SIDE_ID_SIZE	24
-
-static const struct sample_id_layout side_id = {
-	.fields = SIDE_SAMPLE_TYPE,
-	.size = SIDE_ID_SIZE,
+/*
+ * The sample_id trailer of the side file's one attr: SIDE_SAMPLE_TYPE's
+ * fields in perf's order, written whole as every record has one.
+ */
+struct side_trailer {
+	uint32_t pid, tid;	/* PERF_SAMPLE_TID */
+	uint64_t time;		/* PERF_SAMPLE_TIME */
+	uint32_t cpu, res;	/* PERF_SAMPLE_CPU */
 };
+
+_Static_assert(SIDE_SAMPLE_TYPE == (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU),
+	       "struct side_trailer holds SIDE_SAMPLE_TYPE's fields");
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 
@@ -208,19 +213,6 @@ static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,
 	return table_add_len(s, cpumode, name, strlen(name), bid);
 }
 
-/*
- * The sample_id trailer of the side file's one attr, SIDE_SAMPLE_TYPE's
- * fields in perf's order; written whole (sample_id_write() field by
- * field is for any layout), as every record has one.
- */
-struct side_trailer {
-	uint32_t pid, tid;	/* PERF_SAMPLE_TID */
-	uint64_t time;		/* PERF_SAMPLE_TIME */
-	uint32_t cpu, res;	/* PERF_SAMPLE_CPU */
-};
-
-_Static_assert(sizeof(struct side_trailer) == SIDE_ID_SIZE, "side_id's size");
-
 static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint64_t time,
 			uint32_t cpu)
 {
@@ -292,7 +284,7 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 		len = strlen(name);
 	}
 	name_size = ALIGN8(len + 1);
-	size = PERF_MMAP2_FIXED + name_size + side_id.size;
+	size = PERF_MMAP2_FIXED + name_size + sizeof(struct side_trailer);
 	if (size > UINT16_MAX)
 		return 0;
 	/* Written in place in the file's write buffer. */
@@ -347,7 +339,7 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
 static int add_kernel_mmap(struct side_writer *s, const char *name, uint64_t addr,
 			   uint64_t len, uint64_t pgoff, uint64_t time)
 {
-	size_t size = PERF_MMAP_FIXED + ALIGN8(strlen(name) + 1) + side_id.size;
+	size_t size = PERF_MMAP_FIXED + ALIGN8(strlen(name) + 1) + sizeof(struct side_trailer);
 	struct perf_record_mmap *r = calloc(1, size);
 	int ret;
 
