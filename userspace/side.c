@@ -95,15 +95,24 @@ static uint64_t entry_hash(uint16_t cpumode, const char *name, size_t len,
 	return h ? h : 1;
 }
 
-/* Is the table entry at @off this one, byte for byte? */
+/*
+ * Is the table entry at @off this one, byte for byte?  The ids' first
+ * words turn most others away before memcmp() is called (for ids of
+ * eight bytes or more: past a shorter one, the record's bytes are not
+ * the id's).
+ */
 static inline bool same_entry(const struct side_writer *s, size_t off, uint16_t cpumode,
 			      const char *name, size_t len, const struct mmap3_build_id *bid)
 {
 	const struct perf_record_header_build_id *e = (const void *)(s->table + off);
+	uint64_t ours, theirs;
 
+	memcpy(&ours, e->build_id, sizeof(ours));
+	memcpy(&theirs, bid->data, sizeof(theirs));
 	return (e->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == cpumode &&
-	       e->size == bid->size && !memcmp(e->build_id, bid->data, bid->size) &&
+	       e->size == bid->size && (bid->size < sizeof(ours) || ours == theirs) &&
 	       e->header.size >= PERF_BUILD_ID_FIXED + len + 1 &&
+	       !memcmp(e->build_id, bid->data, bid->size) &&
 	       !memcmp(e->filename, name, len) && !e->filename[len];
 }
 
@@ -160,21 +169,14 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 {
 	size_t size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	struct perf_record_header_build_id *e;
-	uint64_t h, id_word;
+	uint64_t h;
 
 	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_SIZE)
 		return 0;
 	s->seen_lookups++;
-	/*
-	 * The entry the last lookup found, for a file mapped again: no hash.
-	 * Its name's length and id's first word turn most others away.
-	 */
-	memcpy(&id_word, bid->data, sizeof(id_word));
-	if (s->last_entry && s->last_len == len && s->last_id_word == id_word &&
-	    same_entry(s, s->last_entry - 1, cpumode, name, len, bid))
+	/* The entry the last lookup found, for a file mapped again: no hash. */
+	if (s->last_entry && same_entry(s, s->last_entry - 1, cpumode, name, len, bid))
 		return 0;
-	s->last_len = len;
-	s->last_id_word = id_word;
 	h = entry_hash(cpumode, name, len, bid);
 	s->last_entry = seen_find(s, h, cpumode, name, len, bid);
 	if (s->last_entry)

@@ -67,9 +67,7 @@ struct side_writer {
 		size_t off;		/* of the entry in the table */
 	} *seen;
 	size_t seen_len, seen_cap;	/* cap: a power of two */
-	/* The last entry looked up: offset + 1 (0: none), its name's length, id's first word. */
-	size_t last_entry, last_len;
-	uint64_t last_id_word;
+	size_t last_entry;		/* the last entry looked up: offset + 1, 0 none */
 	/* A lookup's cost, counted for the tests: lookups, slots walked. */
 	size_t seen_lookups, seen_probes;
 	struct side_stats stats;
