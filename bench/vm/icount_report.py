@@ -280,13 +280,14 @@ WHY = {
         "The reader's share: the records are read in place from the mapped buffer "
         "(no copy, no `read()`), so what is left is the tool's own work per record "
         "(validating it, writing the perf record and the build-id table entry: about "
-        "550 instructions by callgrind on the host for one file mapped again and again, "
+        "530 instructions by callgrind on the host for one file mapped again and again, "
         "710 for 200 files in turn: host benchmark 8), its file's page-cache writes "
         "(about 120 bytes per mapping, each copied into the page cache and each new "
         "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
-        "`rep movs`/`rep stos` per byte; over 40% of the reader in a profile), "
+        "`rep movs`/`rep stos` per byte), "
         "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
-        "a larger share of less. What would close it: fewer bytes written per mapping; "
+        "a larger share of less. What would close it: less of the tool's work per record "
+        "(the largest part) and fewer bytes written per mapping; "
         "fewer wake-ups would do little (the dlopen loop's trial above)."),
 }
 
