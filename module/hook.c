@@ -238,6 +238,8 @@ static void mmap3_drain(struct work_struct *work)
 		head = smp_load_acquire(&q->head);
 		if (head == q->tail)
 			continue;
+		/* Every slot up to head was filled before now. */
+		mmap3_resolver_batch(&mmap3_drain_resolver);
 		/* After every slot up to head was stamped: one reading for them all. */
 		mmap3_time_now(&now);
 		for (tail = q->tail; tail != head; tail++) {

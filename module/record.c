@@ -6,9 +6,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dcache.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/limits.h>
+#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -47,17 +49,43 @@ static char *path_of(const struct path *path, char *buf, size_t *len)
 	return p;
 }
 
+void mmap3_record_path_memo_start(struct mmap3_record_path_memo *memo)
+{
+	mmap3_record_path_memo_stop(memo);
+	memo->on = true;
+}
+
+void mmap3_record_path_memo_stop(struct mmap3_record_path_memo *memo)
+{
+	if (memo->file)
+		fput(memo->file);
+	*memo = (struct mmap3_record_path_memo){ };
+}
+
 /*
  * The path the user opened (not an overlayfs backing file's), from the
  * worker's root, the initial one; without " (deleted)".  A path longer
  * than PATH_MAX leaves the file's own name, flagged.  Returns its length.
  */
-static size_t record_path(struct mmap3_record_mmap *rec, struct file *file)
+static size_t record_path(struct mmap3_record_mmap *rec, struct mmap3_record_path_memo *memo,
+			  struct file *file)
 {
 	const struct path *path = mmap3_file_user_path(file);
 	size_t len;
-	char *p = path_of(path, rec->path, &len);
+	char *p;
 
+	if (memo->on && memo->file &&
+	    path_equal(path, mmap3_file_user_path(memo->file))) {
+		/* Unlinked since the path was taken: the same path, so flagged. */
+		if (d_unlinked(path->dentry))
+			rec->flags |= MMAP3_MMAP_DELETED;
+		return memo->len;
+	}
+	if (memo->file) {
+		fput(memo->file);
+		memo->file = NULL;
+	}
+	p = path_of(path, rec->path, &len);
 	if (IS_ERR(p)) {
 		rec->flags |= MMAP3_MMAP_PATH_TRUNCATED;
 		return scnprintf(rec->path, NAME_MAX + 1, "%pd", path->dentry);
@@ -69,6 +97,10 @@ static size_t record_path(struct mmap3_record_mmap *rec, struct file *file)
 			len -= sizeof(DELETED_SUFFIX) - 1;
 	}
 	memmove(rec->path, p, len);
+	if (memo->on) {
+		memo->file = get_file(file);
+		memo->len = len;
+	}
 	return len;
 }
 
@@ -97,8 +129,8 @@ static size_t root_path(char *out, const struct path *root, const char *path, si
 	return len - rlen;
 }
 
-void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_event *ev,
-			    const struct mmap3_build_id *bid,
+void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_path_memo *memo,
+			    const struct mmap3_event *ev, const struct mmap3_build_id *bid,
 			    const struct mmap3_inode_state *st, bool changed)
 {
 	struct inode *inode = file_inode(ev->file);
@@ -122,7 +154,7 @@ void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, const struct mmap3_ev
 	rec->mtime_nsec = st->mtime.tv_nsec;
 	rec->build_id = *bid;
 
-	len = record_path(rec, ev->file);
+	len = record_path(rec, memo, ev->file);
 	at = ALIGN(sizeof(*rec) + len + 1, MMAP3_RECORD_ALIGN);
 	memset(rec->path + len, 0, at - sizeof(*rec) - len);
 

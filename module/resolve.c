@@ -156,6 +156,7 @@ static atomic64_t stat_parse[MMAP3_BUILDID_NR_STATUS];
 int mmap3_resolver_init(struct mmap3_resolver *r)
 {
 	r->last = (struct mmap3_container_last){ };
+	r->path = (struct mmap3_record_path_memo){ };
 	r->win = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->rec = mmap3_record_mmap_alloc();
 	if (r->win && r->rec)
@@ -164,9 +165,15 @@ int mmap3_resolver_init(struct mmap3_resolver *r)
 	return -ENOMEM;
 }
 
+void mmap3_resolver_batch(struct mmap3_resolver *r)
+{
+	mmap3_record_path_memo_start(&r->path);
+}
+
 void mmap3_resolver_idle(struct mmap3_resolver *r)
 {
 	mmap3_container_let_go(&r->last);
+	mmap3_record_path_memo_stop(&r->path);
 }
 
 void mmap3_resolver_destroy(struct mmap3_resolver *r)
@@ -310,7 +317,8 @@ static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 		 const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
 		 struct mmap3_output *out)
 {
-	mmap3_record_mmap_fill(r->rec, ev, bid, st, !mmap3_inode_state_equal(&ev->state, st));
+	mmap3_record_mmap_fill(r->rec, &r->path, ev, bid, st,
+			       !mmap3_inode_state_equal(&ev->state, st));
 	if (out)
 		mmap3_output_mmap(out, ev, r->rec, true);
 	else

@@ -7,21 +7,29 @@
 
 #include "container.h"
 #include "internal.h"
+#include "record.h"
 
 struct mmap3_output;
 
 /*
  * What one producer context needs to resolve events: a read window, a
- * record, the last mapper's container.
+ * record, the last mapper's container, the last file's path.
  */
 struct mmap3_resolver {
 	void *win;				/* PAGE_SIZE */
 	struct mmap3_record_mmap *rec;		/* room for the longest path */
 	struct mmap3_container_last last;	/* until mmap3_resolver_idle() */
+	struct mmap3_record_path_memo path;	/* the same; in ->rec */
 };
 
 int mmap3_resolver_init(struct mmap3_resolver *r);
 void mmap3_resolver_destroy(struct mmap3_resolver *r);
+/*
+ * The events handed over from now until the next call or
+ * mmap3_resolver_idle() were all mapped before this call: their records
+ * may share a path taken since (record.h).
+ */
+void mmap3_resolver_batch(struct mmap3_resolver *r);
 /* The end of a run of events: what @r keeps of the last mapper goes. */
 void mmap3_resolver_idle(struct mmap3_resolver *r);
 

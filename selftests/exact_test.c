@@ -417,6 +417,101 @@ TEST(path_longer_than_path_max_is_flagged)
 	records_free(&r);
 }
 
+/* @pid's live mapping record at @addr. */
+static struct mmap3_record_mmap *mmap_at(struct records *r, pid_t pid, const void *addr)
+{
+	struct mmap3_record_header *h;
+
+	for_each_record(r, h) {
+		struct mmap3_record_mmap *m = (void *)h;
+
+		if (h->type == MMAP3_RECORD_MMAP && (pid_t)m->pid == pid &&
+		    !(m->flags & MMAP3_MMAP_DUMP) && m->addr == (uintptr_t)addr)
+			return m;
+	}
+	return NULL;
+}
+
+/* The record at @addr names @path, deleted or not. */
+#define EXPECT_PATH_AT(r, addr, name, deleted)					\
+	do {									\
+		struct mmap3_record_mmap *_m = mmap_at(r, getpid(), addr);	\
+										\
+		ASSERT_NE(NULL, _m);						\
+		EXPECT_STREQ(name, _m->path);					\
+		EXPECT_EQ(!!(deleted), !!(_m->flags & MMAP3_MMAP_DELETED));	\
+	} while (0)
+
+/*
+ * The worker takes the path of a burst's file once (record.c): each
+ * record still names its own file, through its own mount, as it was
+ * named after the mapping; deleted if it is by the time the record is
+ * made; and nothing of one worker run's paths outlives it.
+ */
+TEST(paths_of_a_burst_are_each_files_own)
+{
+	struct records r = { };
+	void *a1, *a2, *a3, *a4, *a5, *a6, *a7;
+	int fd, f;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/bind", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/p1", 1, 0, 0x51, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/q1", 1, 0, 0x52, 20, 256, NULL));
+	ASSERT_EQ(0, mount(DIR, DIR "/bind", NULL, MS_BIND, NULL));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_EQ(0, pin_to_cpu(0));
+
+	/* One worker run, after every mapping and change of the burst. */
+	ASSERT_EQ(0, set_worker_delay("1000"));
+	a1 = map_exec(DIR "/p1");
+	ASSERT_EQ(0, rename(DIR "/p1", DIR "/p2"));
+	a2 = map_exec(DIR "/p2");
+	a3 = map_exec(DIR "/q1");
+	/* The same dentry through another mount. */
+	a4 = map_exec(DIR "/bind/p2");
+	f = open(DIR "/p2", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(0, unlink(DIR "/p2"));
+	a5 = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0);
+	close(f);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_NE(MAP_FAILED, a1);
+	ASSERT_NE(MAP_FAILED, a2);
+	ASSERT_NE(MAP_FAILED, a3);
+	ASSERT_NE(MAP_FAILED, a4);
+	ASSERT_NE(MAP_FAILED, a5);
+	EXPECT_PATH_AT(&r, a1, DIR "/p2", true);
+	EXPECT_PATH_AT(&r, a2, DIR "/p2", true);
+	EXPECT_PATH_AT(&r, a3, DIR "/q1", false);
+	EXPECT_PATH_AT(&r, a4, DIR "/bind/p2", true);
+	EXPECT_PATH_AT(&r, a5, DIR "/p2", true);
+	records_free(&r);
+
+	/* A rename between two worker runs: the second names the new path. */
+	a6 = map_exec(DIR "/q1");
+	ASSERT_NE(MAP_FAILED, a6);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_PATH_AT(&r, a6, DIR "/q1", false);
+	records_free(&r);
+	ASSERT_EQ(0, rename(DIR "/q1", DIR "/q2"));
+	a7 = map_exec(DIR "/q2");
+	ASSERT_NE(MAP_FAILED, a7);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_PATH_AT(&r, a7, DIR "/q2", false);
+	records_free(&r);
+
+	close(fd);
+	umount2(DIR "/bind", MNT_DETACH);
+	unlink(DIR "/q2");
+}
+
 /*
  * The hook's queue losses belong to the sessions enabled when they
  * happen: one opened before but enabled after them counts none, and its
