@@ -49,17 +49,11 @@ static char *path_of(const struct path *path, char *buf, size_t *len)
 	return p;
 }
 
-void mmap3_record_path_memo_start(struct mmap3_record_path_memo *memo)
-{
-	mmap3_record_path_memo_stop(memo);
-	memo->on = true;
-}
-
-void mmap3_record_path_memo_stop(struct mmap3_record_path_memo *memo)
+void mmap3_record_path_memo_forget(struct mmap3_record_path_memo *memo)
 {
 	if (memo->file)
 		fput(memo->file);
-	*memo = (struct mmap3_record_path_memo){ };
+	memo->file = NULL;
 }
 
 /*
@@ -74,17 +68,14 @@ static size_t record_path(struct mmap3_record_mmap *rec, struct mmap3_record_pat
 	size_t len;
 	char *p;
 
-	if (memo->on && memo->file &&
-	    path_equal(path, mmap3_file_user_path(memo->file))) {
+	if (memo && memo->file && path_equal(path, mmap3_file_user_path(memo->file))) {
 		/* Unlinked since the path was taken: the same path, so flagged. */
 		if (d_unlinked(path->dentry))
 			rec->flags |= MMAP3_MMAP_DELETED;
 		return memo->len;
 	}
-	if (memo->file) {
-		fput(memo->file);
-		memo->file = NULL;
-	}
+	if (memo)
+		mmap3_record_path_memo_forget(memo);
 	p = path_of(path, rec->path, &len);
 	if (IS_ERR(p)) {
 		rec->flags |= MMAP3_MMAP_PATH_TRUNCATED;
@@ -97,7 +88,7 @@ static size_t record_path(struct mmap3_record_mmap *rec, struct mmap3_record_pat
 			len -= sizeof(DELETED_SUFFIX) - 1;
 	}
 	memmove(rec->path, p, len);
-	if (memo->on) {
+	if (memo) {
 		memo->file = get_file(file);
 		memo->len = len;
 	}

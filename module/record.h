@@ -12,15 +12,14 @@
 /*
  * The path of the last file a record was filled for, left in that
  * record's buffer (rec->path) for the records after it: d_path() walks
- * every component, each copied a byte at a time, and is the largest
- * part of what a mapping costs the worker; a burst of mappings is
- * mostly of the same few files.  Its keeper enables it only for events
- * all mapped before mmap3_record_path_memo_start(): a path taken since
- * is one their file had after they were mapped, as good as one taken at
- * each record (d_path() cannot be atomic with the mapping either).
+ * every component, each copied a byte at a time, and was the largest
+ * part of what a mapping cost the worker; a burst of mappings is mostly
+ * of the same few files.  Its keeper passes it only for events all
+ * mapped before it was last forgotten: a path taken since is one their
+ * file had after they were mapped, as good as one taken at each record
+ * (d_path() cannot be atomic with the mapping either).
  */
 struct mmap3_record_path_memo {
-	bool on;
 	/*
 	 * Held, so that its path's dentry and mount are no other file's; a
 	 * file, not a path: the last reference to a deleted file's dentry
@@ -31,10 +30,8 @@ struct mmap3_record_path_memo {
 	size_t len;
 };
 
-/* The events from now on were all mapped before this call. */
-void mmap3_record_path_memo_start(struct mmap3_record_path_memo *memo);
-/* Forget the path and stop: an idle keeper holds no mount busy. */
-void mmap3_record_path_memo_stop(struct mmap3_record_path_memo *memo);
+/* Let the path go: an idle keeper holds no mount busy. */
+void mmap3_record_path_memo_forget(struct mmap3_record_path_memo *memo);
 
 /* Room for a record with the longest path. */
 struct mmap3_record_mmap *mmap3_record_mmap_alloc(void);
@@ -44,7 +41,7 @@ struct mmap3_record_mmap *mmap3_record_mmap_alloc(void);
  * handle): the mapping, the file's identity, @bid read in state @st
  * (whose mtime the record carries), @changed if that is not the state
  * the file was mapped in, and the path (@memo's, if it is this file's
- * and @rec is where it was filled).  Process context.
+ * and @rec is where it was filled; @memo NULL: none).  Process context.
  */
 void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_path_memo *memo,
 			    const struct mmap3_event *ev, const struct mmap3_build_id *bid,

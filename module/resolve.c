@@ -157,6 +157,8 @@ int mmap3_resolver_init(struct mmap3_resolver *r)
 {
 	r->last = (struct mmap3_container_last){ };
 	r->path = (struct mmap3_record_path_memo){ };
+	r->id = (struct mmap3_resolver_last_id){ };
+	r->batch = false;
 	r->win = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	r->rec = mmap3_record_mmap_alloc();
 	if (r->win && r->rec)
@@ -165,15 +167,55 @@ int mmap3_resolver_init(struct mmap3_resolver *r)
 	return -ENOMEM;
 }
 
+static void last_id_forget(struct mmap3_resolver_last_id *id)
+{
+	if (id->file)
+		fput(id->file);
+	id->file = NULL;
+}
+
 void mmap3_resolver_batch(struct mmap3_resolver *r)
 {
-	mmap3_record_path_memo_start(&r->path);
+	mmap3_record_path_memo_forget(&r->path);
+	last_id_forget(&r->id);
+	r->batch = true;
 }
 
 void mmap3_resolver_idle(struct mmap3_resolver *r)
 {
 	mmap3_container_let_go(&r->last);
-	mmap3_record_path_memo_stop(&r->path);
+	mmap3_record_path_memo_forget(&r->path);
+	last_id_forget(&r->id);
+	r->batch = false;
+}
+
+/* In a batch: the id the cache gave for @ev's inode in its state, if kept. */
+static bool last_id_find(struct mmap3_resolver *r, const struct mmap3_event *ev,
+			 struct mmap3_build_id *bid)
+{
+	const struct mmap3_resolver_last_id *id = &r->id;
+
+	if (!id->file || file_inode(id->file) != file_inode(ev->file) ||
+	    !mmap3_inode_state_equal(&id->state, &ev->state))
+		return false;
+	*bid = id->bid;
+	return true;
+}
+
+/* In a batch: keep the id the cache gave for @ev's inode in its state. */
+static void last_id_keep(struct mmap3_resolver *r, const struct mmap3_event *ev,
+			 const struct mmap3_build_id *bid)
+{
+	struct mmap3_resolver_last_id *id = &r->id;
+
+	if (!r->batch)
+		return;
+	if (!id->file || file_inode(id->file) != file_inode(ev->file)) {
+		last_id_forget(id);
+		id->file = get_file(ev->file);
+	}
+	id->state = ev->state;
+	id->bid = *bid;
 }
 
 void mmap3_resolver_destroy(struct mmap3_resolver *r)
@@ -317,7 +359,7 @@ static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 		 const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
 		 struct mmap3_output *out)
 {
-	mmap3_record_mmap_fill(r->rec, &r->path, ev, bid, st,
+	mmap3_record_mmap_fill(r->rec, r->batch ? &r->path : NULL, ev, bid, st,
 			       !mmap3_inode_state_equal(&ev->state, st));
 	if (out)
 		mmap3_output_mmap(out, ev, r->rec, true);
@@ -642,8 +684,14 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 		return;
 	}
 	/* The build-id of what was mapped, read before the file changed. */
+	if (last_id_find(r, ev, &bid)) {
+		atomic64_inc(&stat_hits);
+		emit(r, ev, &bid, &ev->state, out);
+		return;
+	}
 	if (mmap3_cache_lookup(inode, &ev->state, &bid)) {
 		atomic64_inc(&stat_hits);
+		last_id_keep(r, ev, &bid);
 		emit(r, ev, &bid, &ev->state, out);
 		return;
 	}

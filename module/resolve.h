@@ -12,14 +12,28 @@
 struct mmap3_output;
 
 /*
+ * The build-id the cache gave for an inode in one state, kept for the
+ * events after it in one batch (mmap3_resolver_batch()): a burst maps the
+ * same file in the same state again and again, and what was read for a
+ * state is that state's id whenever it is asked.
+ */
+struct mmap3_resolver_last_id {
+	struct file *file;		/* held: pins the inode; NULL: none */
+	struct mmap3_inode_state state;
+	struct mmap3_build_id bid;
+};
+
+/*
  * What one producer context needs to resolve events: a read window, a
- * record, the last mapper's container, the last file's path.
+ * record, the last mapper's container, the last file's path and id.
  */
 struct mmap3_resolver {
 	void *win;				/* PAGE_SIZE */
 	struct mmap3_record_mmap *rec;		/* room for the longest path */
 	struct mmap3_container_last last;	/* until mmap3_resolver_idle() */
-	struct mmap3_record_path_memo path;	/* the same; in ->rec */
+	bool batch;				/* see mmap3_resolver_batch() */
+	struct mmap3_record_path_memo path;	/* in a batch; in ->rec */
+	struct mmap3_resolver_last_id id;	/* in a batch */
 };
 
 int mmap3_resolver_init(struct mmap3_resolver *r);
@@ -27,7 +41,7 @@ void mmap3_resolver_destroy(struct mmap3_resolver *r);
 /*
  * The events handed over from now until the next call or
  * mmap3_resolver_idle() were all mapped before this call: their records
- * may share a path taken since (record.h).
+ * may share a path taken since (record.h), and an id the cache gave.
  */
 void mmap3_resolver_batch(struct mmap3_resolver *r);
 /* The end of a run of events: what @r keeps of the last mapper goes. */

@@ -513,6 +513,61 @@ TEST(paths_of_a_burst_are_each_files_own)
 }
 
 /*
+ * The worker keeps the build-id the cache gave for a file in one state
+ * for the mappings after it in a run (resolve.c): a mapping of the same
+ * file in another state still gets that state's.
+ */
+TEST(ids_of_a_burst_follow_the_files_state)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	void *a1, *a2, *a3;
+	uint8_t id1[20], id2[20];
+	int fd;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/s", 1, 0, 0x61, 20, 256, id1));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	/* The first state is cached. */
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/s"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	records_free(&r);
+
+	ASSERT_EQ(0, set_worker_delay("1000"));
+	a1 = map_exec(DIR "/s");
+	/* A new mtime: the clock the timestamps take ticks by the jiffy. */
+	usleep(20000);
+	ASSERT_EQ(0, write_elf(DIR "/s", 1, 0, 0x62, 20, 256, id2));
+	a2 = map_exec(DIR "/s");
+	a3 = map_exec(DIR "/s");
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	ASSERT_EQ(0, set_worker_delay("0"));
+	ASSERT_NE(MAP_FAILED, a1);
+	ASSERT_NE(MAP_FAILED, a2);
+	ASSERT_NE(MAP_FAILED, a3);
+	m = mmap_at(&r, getpid(), a1);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id1, 20));
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	m = mmap_at(&r, getpid(), a2);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id2, 20));
+	EXPECT_FALSE(m->flags & MMAP3_MMAP_CHANGED);
+	m = mmap_at(&r, getpid(), a3);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id2, 20));
+	records_free(&r);
+	close(fd);
+	unlink(DIR "/s");
+}
+
+/*
  * The hook's queue losses belong to the sessions enabled when they
  * happen: one opened before but enabled after them counts none, and its
  * first record is still KERNEL.
