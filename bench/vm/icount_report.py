@@ -251,26 +251,26 @@ WHY = {
     "half of what `--buildid-mmap`": (
         "Half of what `--buildid-mmap` adds: perf parses the build-id in its own mmap "
         "hook and writes one record through its own ring buffer, with no second "
-        "context and no second reader. From 6.12 on, half of its cost is less than our "
-        "hook and worker alone (the parts above); on 6.1 it would take the whole "
-        "reader's share and more. What would close it: only recording through perf's "
-        "own ring as `--buildid-mmap` does, which is what mmap3 exists to do without "
-        "(5.12+, and the page cached)."),
+        "context and no second reader. On 6.12 the hook and worker alone are about 70% "
+        "of that half, and the reader (the tool's work per record, its file's page "
+        "cache) takes the rest and some 200 more; 7.x and 6.12-rt meet it since the "
+        "worker keeps a run's paths and ids (2026-11-28). What would close it on 6.12: "
+        "about 200 fewer per mapping, most likely in the tool's own work per record "
+        "(host benchmark 8)."),
     "dlopen loop": (
         "The dlopen loop: a dlopen + dlclose of a small library is 120,000 to 170,000 "
         "instructions, and each maps the library's code once, so one mapping's session "
-        "cost (the hot path's, above) is 2-3% of it, whatever perf's own share; and the "
-        "hook runs for each of the call's four or five `mmap()`s and `mprotect()`s, code "
-        "or not, each a kprobe entry (through ftrace from 6.1 on) before the handler looks at "
-        "the mapping. The fixed cost of a batch is not where it goes: on 6.12, a worker "
-        "waiting 4 jiffies instead of 1 (a quarter of the worker runs and reader "
-        "wake-ups) moved the loop by 100 to 1,500 instructions of about 4,000 per call "
-        "in two rounds (2026-11-28), so a reader woken at a watermark would not close "
-        "it either (nor can this loop judge one: its clock stops before a sleeping "
-        "reader catches up). An `ftrace_ops` of our own in place of the kprobe (no "
-        "`pt_regs`, no kprobe lookup) saved 200 to 800 per call in the same trial. "
-        "What would close it: the per-mapping cost above, and a hook entry that costs "
-        "less for the mappings it does not take."),
+        "cost (the hot path's, above) is about 2% of it, whatever perf's own share; and "
+        "the hook runs for each of the call's four or five `mmap()`s and `mprotect()`s, "
+        "code or not, each a kprobe entry (through ftrace from 6.1 on) before the "
+        "handler looks at the mapping. Trials of 2026-11-28 on 6.12 (a worker waiting 4 "
+        "jiffies instead of 1, an `ftrace_ops` of our own in place of the kprobe, the "
+        "worker's path and id kept per run) moved this loop by less than it moves "
+        "between two rounds of one module (up to 900 per call: the worker's runs fall "
+        "differently in its clock, which stops before the last catches up); the hot "
+        "loop, which can tell, found the `ftrace_ops` no cheaper (docs/design.md). "
+        "What would close it: a per-mapping cost of the session well under the hot "
+        "path's, above."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
@@ -287,7 +287,8 @@ WHY = {
         "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
         "a larger share of less. What would close it: less of the tool's work per record "
         "(the largest part) and fewer bytes written per mapping; "
-        "fewer wake-ups would do little (the dlopen loop's trial above)."),
+        "fewer wake-ups would do little: the reader wakes once per worker run, a jiffy "
+        "of the hot loop's mappings (a few hundred)."),
 }
 
 
