@@ -459,12 +459,8 @@ TEST(paths_of_a_burst_are_each_files_own)
 	ASSERT_EQ(0, write_elf(DIR "/p1", 1, 0, 0x51, 20, 256, NULL));
 	ASSERT_EQ(0, write_elf(DIR "/q1", 1, 0, 0x52, 20, 256, NULL));
 	ASSERT_EQ(0, mount(DIR, DIR "/bind", NULL, MS_BIND, NULL));
-	fd = session_open();
+	fd = own_session_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
-	records_free(&r);
 	ASSERT_EQ(0, pin_to_cpu(0));
 
 	/* One worker run, after every mapping and change of the burst. */
@@ -527,12 +523,8 @@ TEST(ids_of_a_burst_follow_the_files_state)
 
 	mkdir(DIR, 0755);
 	ASSERT_EQ(0, write_elf(DIR "/s", 1, 0, 0x61, 20, 256, id1));
-	fd = session_open();
+	fd = own_session_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
-	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
-	ASSERT_EQ(0, read_dump(fd, &r));
-	records_free(&r);
 	ASSERT_EQ(0, pin_to_cpu(0));
 	/* The first state is cached. */
 	ASSERT_NE(MAP_FAILED, map_exec(DIR "/s"));

@@ -128,6 +128,24 @@ static inline void records_free(struct records *r)
 	r->len = 0;
 }
 
+/* A session of the caller's own mappings, enabled, past its dump: its fd, or -1. */
+static inline int own_session_open(void)
+{
+	struct records r = { };
+	int fd = session_open();
+
+	if (fd < 0)
+		return -1;
+	if (session_filter(fd, 0, 1, &(pid_t){ getpid() }) || ioctl(fd, MMAP3_IOC_ENABLE) ||
+	    read_dump(fd, &r)) {
+		records_free(&r);
+		close(fd);
+		return -1;
+	}
+	records_free(&r);
+	return fd;
+}
+
 /* The first live (not dumped) mapping record of @pid for @path. */
 static inline struct mmap3_record_mmap *find_mmap(struct records *r, pid_t pid, const char *path,
 					   int dump)
