@@ -20,6 +20,8 @@ import re
 import sys
 
 KSYM = re.compile(r'^KSYM ([0-9a-f]+) [tTwW] (\S+)(?:\s+\[(\S+)\])?')
+KMOD = re.compile(r'^KMOD (\S+) (\d+) .* 0x([0-9a-f]+)')
+OUTSIDE = '(no symbol: a trampoline, or other code made at run time)'
 WROTE = re.compile(r'mmap3: wrote [^:]*: (\d+) mappings')
 USER = 'user space'
 
@@ -31,6 +33,12 @@ def fail(msg):
 def symbols(log):
     syms = []
     for line in open(log, errors='replace'):
+        m = KMOD.match(line)
+        if m:
+            # A module's end: what lies past it (an ftrace trampoline
+            # allocated after it) is none of its functions.
+            syms.append((int(m.group(3), 16) + int(m.group(2)), OUTSIDE))
+            continue
         m = KSYM.match(line)
         if m:
             name = m.group(2)
@@ -71,6 +79,13 @@ def by_function(blocks, log):
     return counts
 
 
+def iterations(ops):
+    """How many times m3bench hot OPS maps: OPS rounded up to its chunks
+    of 250, and a tenth more before them to warm up."""
+    n = (ops + 249) // 250 * 250
+    return n + n // 10
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--top', type=int, default=40)
@@ -78,18 +93,18 @@ def main():
     ap.add_argument('kernel')
     ap.add_argument('dir')
     a = ap.parse_args()
-    n1, n3 = a.ops, 3 * a.ops
+    n1, n3 = iterations(a.ops), iterations(3 * a.ops)
     per = {}
     for cfg in ('nomod', 'session'):
-        c1 = by_function(os.path.join(a.dir, '%s.%d.blocks' % (cfg, n1)),
-                         os.path.join(a.dir, '%s.%d.log' % (cfg, n1)))
-        c3 = by_function(os.path.join(a.dir, '%s.%d.blocks' % (cfg, n3)),
-                         os.path.join(a.dir, '%s.%d.log' % (cfg, n3)))
+        c1 = by_function(os.path.join(a.dir, '%s.%d.blocks' % (cfg, a.ops)),
+                         os.path.join(a.dir, '%s.%d.log' % (cfg, a.ops)))
+        c3 = by_function(os.path.join(a.dir, '%s.%d.blocks' % (cfg, 3 * a.ops)),
+                         os.path.join(a.dir, '%s.%d.log' % (cfg, 3 * a.ops)))
         per[cfg] = {k: (c3[k] - c1[k]) / (n3 - n1) for k in set(c1) | set(c3)}
     added = {k: per['session'].get(k, 0) - per['nomod'].get(k, 0)
              for k in set(per['session']) | set(per['nomod'])}
-    m1 = mappings(os.path.join(a.dir, 'session.%d.log' % n1))
-    m3 = mappings(os.path.join(a.dir, 'session.%d.log' % n3))
+    m1 = mappings(os.path.join(a.dir, 'session.%d.log' % a.ops))
+    m3 = mappings(os.path.join(a.dir, 'session.%d.log' % (3 * a.ops)))
 
     def total(d, pick=lambda k: True):
         return sum(v for k, v in d.items() if pick(k))
@@ -100,7 +115,7 @@ def main():
           ' on %s, counted block by block: %d and %d iterations, per iteration'
           % (a.kernel, n1, n3))
     if m1 is not None and m3 is not None:
-        print('The session wrote %.2f mapping records per iteration.' % ((m3 - m1) / (n3 - n1)))
+        print('The session wrote %.3f mapping records per iteration.' % ((m3 - m1) / (n3 - n1)))
     print()
     print('| | no module | session | added |')
     print('|---|---:|---:|---:|')
