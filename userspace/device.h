@@ -43,6 +43,18 @@ long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, u
 void mmap3_device_capture_release(int fd, uint32_t handle);
 
 /*
+ * Where an MMAP record's parts are, as mmap3_record_check() found them:
+ * lengths bounded by the record, so a user of them reads no byte past
+ * it, even if the record's bytes changed since (a buffer shared with
+ * the module is read in place).
+ */
+struct mmap3_mmap_parts {
+	size_t path_len;			/* before the path's NUL */
+	const struct mmap3_mmap_ns *ns;		/* MMAP3_MMAP_NS's, or NULL */
+	size_t root_len;			/* ns's root path's, before its NUL */
+};
+
+/*
  * The records a session returns: read in place from the session's
  * buffer mapped (ABI 2.3), once the buffer exists (after ENABLE), else
  * read() in batches.
@@ -61,6 +73,7 @@ struct mmap3_records {
 	uint64_t next;		/* ... where the next record is */
 	uint64_t tail;		/* ... the tail last given back */
 	int wait;		/* block for records: @fd is not O_NONBLOCK */
+	struct mmap3_mmap_parts mmap;	/* the last record's, if an MMAP record */
 };
 
 int mmap3_records_init(struct mmap3_records *r, int fd);
@@ -70,7 +83,8 @@ void mmap3_records_free(struct mmap3_records *r);
 
 /*
  * The next record, checked (mmap3_record_check()): 1 and *@h, valid
- * until the next call (then the module may write over it); 0 when none
+ * until the next call (then the module may write over it), and for an
+ * MMAP record its parts in r->mmap; 0 when none
  * is there now (a non-blocking fd) or at the end (r->eof); -1 on a read
  * error or a malformed record (printed, naming its offset in the
  * stream).
@@ -85,17 +99,21 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
  * expected.  Unknown types need only a sound header: readers skip them.
  */
 int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why);
+/* The same, and for an MMAP record where its parts are, in *@parts. */
+int mmap3_record_check_parts(const struct mmap3_record_header *h, size_t avail, const char **why,
+			     struct mmap3_mmap_parts *parts);
 
 /*
  * The container identity after @m's path of @path_len bytes
  * (MMAP3_MMAP_NS), or NULL if it has none or it does not fit the record
  * (mmap3_record_check() refuses such a record).
  */
-static inline const struct mmap3_mmap_ns *mmap3_record_ns_after(const struct mmap3_record_mmap *m,
-								size_t path_len)
+static inline const struct mmap3_mmap_ns *mmap3_record_ns_root(const struct mmap3_record_mmap *m,
+							       size_t path_len, size_t *root_len)
 {
 	const struct mmap3_record_header *h = &m->header;
 	const struct mmap3_mmap_ns *ns;
+	const char *nul;
 	size_t at;
 
 	if (!(m->flags & MMAP3_MMAP_NS) || h->size <= sizeof(*m))
@@ -105,10 +123,22 @@ static inline const struct mmap3_mmap_ns *mmap3_record_ns_after(const struct mma
 	if (at > h->size || h->size - at < sizeof(*ns))
 		return NULL;
 	ns = (const void *)((const char *)h + at);
-	if (ns->size < sizeof(*ns) || ns->size > h->size - at ||
-	    !memchr(ns->root_path, 0, ns->size - sizeof(*ns)))
+	if (ns->size < sizeof(*ns) || ns->size > h->size - at)
 		return NULL;
+	nul = memchr(ns->root_path, 0, ns->size - sizeof(*ns));
+	if (!nul)
+		return NULL;
+	*root_len = (size_t)(nul - ns->root_path);
 	return ns;
+}
+
+/* As mmap3_record_ns_root(), without the root path's length. */
+static inline const struct mmap3_mmap_ns *mmap3_record_ns_after(const struct mmap3_record_mmap *m,
+								size_t path_len)
+{
+	size_t root_len;
+
+	return mmap3_record_ns_root(m, path_len, &root_len);
 }
 
 /* As mmap3_record_ns_after(), the path's length counted (within the record). */

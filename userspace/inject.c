@@ -267,7 +267,7 @@ static int feed_record(struct feed *f, const struct mmap3_record_header *h)
 
 	if (h->type == MMAP3_RECORD_DUMP_DONE)
 		f->batch_dump_done = 1;
-	if (side_add(&f->side, h))
+	if (side_add_checked(&f->side, h, &f->records.mmap))
 		return -1;
 	/* The kernel's and modules' build-ids: HEADER_BUILD_ID records for perf. */
 	for (at = before; at < f->side.table_len; ) {

@@ -165,7 +165,7 @@ static int drain(struct session *s)
 	int ret;
 
 	while ((ret = mmap3_records_next(&s->records, &h)) > 0) {
-		if (side_add(&s->side, h)) {
+		if (side_add_checked(&s->side, h, &s->records.mmap)) {
 			fail(s);
 			return -1;
 		}

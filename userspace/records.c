@@ -67,7 +67,8 @@ static int bad_build_id(const struct mmap3_build_id *b)
 	return b->size > MMAP3_BUILD_ID_SIZE_MAX;
 }
 
-int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why)
+int mmap3_record_check_parts(const struct mmap3_record_header *h, size_t avail, const char **why,
+			     struct mmap3_mmap_parts *parts)
 {
 	if (avail < sizeof(*h)) {
 		*why = "a record header of 16 bytes";
@@ -80,7 +81,8 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 	switch (h->type) {
 	case MMAP3_RECORD_MMAP: {
 		const struct mmap3_record_mmap *m = (const void *)h;
-		size_t path_len;
+		const struct mmap3_mmap_ns *ns = NULL;
+		size_t path_len, root_len = 0;
 
 		if (h->size <= sizeof(*m)) {
 			*why = "an MMAP record's fields and a path";
@@ -96,11 +98,15 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 			*why = "a build-id of at most 64 bytes";
 			return -1;
 		}
-		if ((m->flags & MMAP3_MMAP_NS) && !mmap3_record_ns_after(m, path_len)) {
+		if ((m->flags & MMAP3_MMAP_NS) &&
+		    !(ns = mmap3_record_ns_root(m, path_len, &root_len))) {
 			*why = "a struct mmap3_mmap_ns after the path, with a NUL-terminated root "
 			       "path, within the MMAP record";
 			return -1;
 		}
+		*parts = (struct mmap3_mmap_parts){
+			.path_len = path_len, .ns = ns, .root_len = root_len,
+		};
 		break;
 	}
 	case MMAP3_RECORD_MODULE_LOAD:
@@ -146,6 +152,13 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 		break;
 	}
 	return 0;
+}
+
+int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const char **why)
+{
+	struct mmap3_mmap_parts parts;
+
+	return mmap3_record_check_parts(h, avail, why, &parts);
 }
 
 /*
@@ -249,7 +262,7 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 		if (avail > r->size - at)
 			avail = r->size - at;
 		rec = (const void *)(r->data + at);
-		if (mmap3_record_check(rec, avail, &why)) {
+		if (mmap3_record_check_parts(rec, avail, &why, &r->mmap)) {
 			fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: %s%u bytes%s, "
 				"expected %s\n", mmap3_device_path(), (unsigned long long)r->next,
 				avail < sizeof(*rec) ? "" : "a record of ",
@@ -297,7 +310,7 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
 		}
 	}
 	rec = (const void *)(r->buf + r->pos);
-	if (mmap3_record_check(rec, r->len - r->pos, &why)) {
+	if (mmap3_record_check_parts(rec, r->len - r->pos, &why, &r->mmap)) {
 		fprintf(stderr, "mmap3: %s: offset %llu of the records read: %s%u bytes%s, "
 			"expected %s\n", mmap3_device_path(),
 			(unsigned long long)(r->offset + r->pos),

@@ -272,18 +272,18 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
  * Every byte of the record is written once, no clearing first: this
  * runs for every mapping of a session.
  */
-static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m)
+static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m,
+		    const struct mmap3_mmap_parts *parts)
 {
-	size_t path_len = strlen(m->path);
-	const struct mmap3_mmap_ns *ns = mmap3_record_ns_after(m, path_len);
+	const struct mmap3_mmap_ns *ns = parts->ns;
 	const char *name = m->path;
-	size_t len = path_len, name_size, size;
+	size_t len = parts->path_len, name_size, size;
 	struct perf_record_mmap2 *r;
 	uint64_t zero = 0;
 
-	if (ns && ns->root_path[0]) {
+	if (ns && parts->root_len) {
 		name = ns->root_path;
-		len = strlen(name);
+		len = parts->root_len;
 	}
 	name_size = ALIGN8(len + 1);
 	size = PERF_MMAP2_FIXED + name_size + sizeof(struct side_trailer);
@@ -438,14 +438,15 @@ void side_session_end(struct side_writer *s, uint64_t time)
 		s->last_time = time;
 }
 
-int side_add(struct side_writer *s, const struct mmap3_record_header *h)
+int side_add_checked(struct side_writer *s, const struct mmap3_record_header *h,
+		     const struct mmap3_mmap_parts *parts)
 {
 	if (h->time && (!s->first_time || h->time < s->first_time))
 		s->first_time = h->time;
 	side_session_end(s, h->time);
 	switch (h->type) {
 	case MMAP3_RECORD_MMAP:
-		return add_mmap(s, (const void *)h);
+		return add_mmap(s, (const void *)h, parts);
 	case MMAP3_RECORD_KERNEL:
 		return add_kernel(s, (const void *)h);
 	case MMAP3_RECORD_MODULE_LOAD:
@@ -456,6 +457,20 @@ int side_add(struct side_writer *s, const struct mmap3_record_header *h)
 		/* Unloads and markers have no perf record; unknown types are skipped. */
 		return 0;
 	}
+}
+
+int side_add(struct side_writer *s, const struct mmap3_record_header *h)
+{
+	struct mmap3_mmap_parts parts = { 0 };
+
+	/* Checked already (a path NUL-terminated within it): where its parts are. */
+	if (h->type == MMAP3_RECORD_MMAP) {
+		const struct mmap3_record_mmap *m = (const void *)h;
+
+		parts.path_len = strnlen(m->path, h->size - sizeof(*m));
+		parts.ns = mmap3_record_ns_root(m, parts.path_len, &parts.root_len);
+	}
+	return side_add_checked(s, h, &parts);
 }
 
 int side_open(struct side_writer *s, const char *path, int clock)

@@ -13,6 +13,8 @@
 #include "kmod.h"
 #include "perf/writer.h"
 
+struct mmap3_mmap_parts;
+
 /* The side file's one attr: its records' trailer, written and required so. */
 #define SIDE_SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -87,7 +89,14 @@ struct side_writer {
 
 /* @clock: MMAP3_CLOCK_LOCAL or a clockid, as set on the session. */
 int side_open(struct side_writer *s, const char *path, int clock);
-/* Convert and append one record read from /dev/mmap3 (and checked there). */
+/*
+ * Convert and append one record read from /dev/mmap3, checked there
+ * (mmap3_records_next()), with the parts the check found if it is an
+ * MMAP record (the records' ->mmap).
+ */
+int side_add_checked(struct side_writer *s, const struct mmap3_record_header *h,
+		     const struct mmap3_mmap_parts *parts);
+/* The same for a record checked, or made, elsewhere: its parts found again. */
 int side_add(struct side_writer *s, const struct mmap3_record_header *h);
 /*
  * The session ended at @time (its clock): the side file's span, which

@@ -64,7 +64,7 @@ __attribute__((noinline)) static int read_all(struct mmap3_records *r, struct si
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (mmap3_records_next(r, &h) != 1 || side_add(side, h)) {
+		if (mmap3_records_next(r, &h) != 1 || side_add_checked(side, h, &r->mmap)) {
 			fprintf(stderr, "reader_bench: record %u not taken\n", i);
 			return -1;
 		}
