@@ -120,14 +120,6 @@ void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st)
 /* Called from the kprobe handler: a probe here would recurse. */
 NOKPROBE_SYMBOL(mmap3_inode_state);
 
-bool mmap3_inode_state_equal(const struct mmap3_inode_state *a,
-			     const struct mmap3_inode_state *b)
-{
-	return a->size == b->size && timespec64_equal(&a->mtime, &b->mtime) &&
-	       timespec64_equal(&a->ctime, &b->ctime) &&
-	       a->has_iversion == b->has_iversion && a->iversion == b->iversion;
-}
-
 bool mmap3_cache_lookup(struct inode *inode, const struct mmap3_inode_state *st,
 			struct mmap3_build_id *bid)
 {

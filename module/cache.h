@@ -9,8 +9,15 @@
 
 /* The inode's state now; plain loads, safe in the hook (NMI-like). */
 void mmap3_inode_state(struct inode *inode, struct mmap3_inode_state *st);
-bool mmap3_inode_state_equal(const struct mmap3_inode_state *a,
-			     const struct mmap3_inode_state *b);
+
+/* Inline: the worker asks for every mapping, the cache for every entry it walks. */
+static inline bool mmap3_inode_state_equal(const struct mmap3_inode_state *a,
+					   const struct mmap3_inode_state *b)
+{
+	return a->size == b->size && timespec64_equal(&a->mtime, &b->mtime) &&
+	       timespec64_equal(&a->ctime, &b->ctime) &&
+	       a->has_iversion == b->has_iversion && a->iversion == b->iversion;
+}
 
 /*
  * The build-id of @inode as it was in state @st, if it was read in that

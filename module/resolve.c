@@ -190,16 +190,15 @@ void mmap3_resolver_idle(struct mmap3_resolver *r)
 }
 
 /* In a batch: the id the cache gave for @ev's inode in its state, if kept. */
-static bool last_id_find(struct mmap3_resolver *r, const struct mmap3_event *ev,
-			 struct mmap3_build_id *bid)
+static const struct mmap3_build_id *last_id_find(struct mmap3_resolver *r,
+						 const struct mmap3_event *ev)
 {
 	const struct mmap3_resolver_last_id *id = &r->id;
 
 	if (!id->file || file_inode(id->file) != file_inode(ev->file) ||
 	    !mmap3_inode_state_equal(&id->state, &ev->state))
-		return false;
-	*bid = id->bid;
-	return true;
+		return NULL;
+	return &id->bid;
 }
 
 /* In a batch: keep the id the cache gave for @ev's inode in its state. */
@@ -359,8 +358,10 @@ static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 		 const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
 		 struct mmap3_output *out)
 {
-	mmap3_record_mmap_fill(r->rec, r->batch ? &r->path : NULL, ev, bid, st,
-			       !mmap3_inode_state_equal(&ev->state, st));
+	/* Most records are of the state mapped: nothing to compare. */
+	bool changed = st != &ev->state && !mmap3_inode_state_equal(&ev->state, st);
+
+	mmap3_record_mmap_fill(r->rec, r->batch ? &r->path : NULL, ev, bid, st, changed);
 	if (out)
 		mmap3_output_mmap(out, ev, r->rec, true);
 	else
@@ -674,6 +675,7 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 {
 	struct inode *inode = file_inode(ev->file);
 	struct file_reader fr = { .mapping = ev->file->f_mapping };
+	const struct mmap3_build_id *kept;
 	struct mmap3_inode_state now;
 	struct mmap3_build_id bid;
 
@@ -684,9 +686,10 @@ void mmap3_resolve(struct mmap3_resolver *r, struct mmap3_event *ev, struct mmap
 		return;
 	}
 	/* The build-id of what was mapped, read before the file changed. */
-	if (last_id_find(r, ev, &bid)) {
+	kept = last_id_find(r, ev);
+	if (kept) {
 		atomic64_inc(&stat_hits);
-		emit(r, ev, &bid, &ev->state, out);
+		emit(r, ev, kept, &ev->state, out);
 		return;
 	}
 	if (mmap3_cache_lookup(inode, &ev->state, &bid)) {
