@@ -4,16 +4,15 @@
  *
  * perf_event_mmap(vma) is called after every successful mapping,
  * exec's ELF mappings and mprotect() included, with the same signature
- * from 5.10 to 7.x.  kernel/events is built without ftrace on 5.10, so
- * only a kprobe attaches everywhere.  Its handler runs with preemption
- * off, from ftrace (task context), from int3 (in_nmi() true, on
- * PREEMPT_RT too) or, on arm64, from a BRK debug exception (interrupts
- * masked, RCU told it is NMI-like, in_nmi() false), so it only takes
- * references (get_file(), get_cred(), get_pid(): atomic increments),
- * reads an NMI-safe clock, writes a preallocated per-CPU slot and raises
- * an irq_work; the worker (process context)
- * hands each event to resolve.c.  Nothing here allocates, sleeps, locks
- * or drops a reference.
+ * from 5.10 to 7.x; attach.c patches it to call mmap3_hook_mapping().
+ * That runs with preemption off, from ftrace (task context), from int3
+ * (in_nmi() true, on PREEMPT_RT too) or, on arm64, from a BRK debug
+ * exception (interrupts masked, RCU told it is NMI-like, in_nmi()
+ * false), so it only takes references (get_file(), get_cred(),
+ * get_pid(): atomic increments), reads an NMI-safe clock, writes a
+ * preallocated per-CPU slot and raises an irq_work; the worker (process
+ * context) hands each event to resolve.c.  Nothing here allocates,
+ * sleeps, locks or drops a reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +33,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "attach.h"
 #include "cache.h"
 #include "container.h"
 #include "hook.h"
@@ -111,14 +111,15 @@ static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
 
 /*
- * The kprobe is registered at the first session's ENABLE and removed
- * probe_grace_ms after the last session ended: while no one records,
- * nothing is patched into perf_event_mmap and an mmap() costs what it
- * costs without the module; back-to-back sessions (a script, or perf's
- * --switch-output beside record) do not patch the text each time.
- * Registering and removing rewrite the probed instruction while other
- * CPUs run it, through the kernel's text_poke_bp(); docs/design.md says
- * what qemu's multi-threaded TCG made of that.
+ * The probe (attach.c: an ftrace_ops or a kprobe) is patched in at the
+ * first session's ENABLE and out probe_grace_ms after the last session
+ * ended: while no one records, nothing is patched into perf_event_mmap
+ * and an mmap() costs what it costs without the module; back-to-back
+ * sessions (a script, or perf's --switch-output beside record) do not
+ * patch the text each time.  Patching rewrites the instruction at
+ * perf_event_mmap's ftrace site (or its probed one) while other CPUs run
+ * it, through the kernel's text_poke_bp(); docs/design.md says what
+ * qemu's multi-threaded TCG made of that.
  *
  * probe_lock protects the registration and probe_sessions.  It is
  * taken before, never under, hook_lock: registering takes
@@ -127,9 +128,6 @@ static unsigned int hook_users, hook_data_users;
 static DEFINE_MUTEX(probe_lock);
 static unsigned int probe_sessions;
 static bool probe_registered;
-static struct kprobe mmap3_kprobe = {
-	.symbol_name = "perf_event_mmap",
-};
 
 static unsigned int probe_grace_ms = 2000;
 module_param(probe_grace_ms, uint, 0644);
@@ -142,39 +140,39 @@ MODULE_PARM_DESC(probe_grace_ms,
  */
 static struct workqueue_struct *probe_wq;
 static struct delayed_work probe_remove_work;
-/* The probe's misses in its earlier registrations (nmissed starts over). */
+/* The probe's misses in its earlier registrations (they start over). */
 static unsigned long probe_missed_before;
 
 /* Of the probe's misses, those counted lost (the worker's). */
 static unsigned long probe_missed_seen;
 
-static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
+/* Each call of perf_event_mmap(@vma), preemption off (attach.c). */
+void mmap3_hook_mapping(struct vm_area_struct *vma)
 {
-	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 	struct file *file = vma->vm_file;
 	unsigned int cpu, head, mask = queue_len - 1;
 	struct mmap3_queue **queues, *q;
 	struct mmap3_event *ev;
 
 	if (!file || (!(vma->vm_flags & VM_EXEC) && !READ_ONCE(mmap3_want_data)))
-		return 0;
+		return;
 	/* Pairs with the release in mmap3_hook_get(): the queues are filled in. */
 	queues = smp_load_acquire(&hook_queues);
 	if (!queues)
-		return 0;
+		return;
 
 	cpu = smp_processor_id();
 	/* Pairs with the release in queue_alloc(). */
 	q = smp_load_acquire(&queues[cpu]);
 	if (unlikely(!q)) {
 		mmap3_sink_queue_lost();
-		return 0;
+		return;
 	}
 	head = q->head;
 	/* Pairs with the worker's release of the slot it is done with. */
 	if (head - smp_load_acquire(&q->tail) > mask) {
 		mmap3_sink_queue_lost();
-		return 0;
+		return;
 	}
 	ev = &q->ev[head & mask];
 	/* One clock here; the worker derives the others. */
@@ -204,11 +202,10 @@ static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 	smp_mb();
 	if (!work_pending(&mmap3_drain_work))
 		irq_work_queue(&mmap3_irq_work);
-	return 0;
 }
 
-/* A probe on the handler would recurse. */
-NOKPROBE_SYMBOL(mmap3_kprobe_handler);
+/* A probe on the hook would recurse. */
+NOKPROBE_SYMBOL(mmap3_hook_mapping);
 
 /* Hard interrupt context, on PREEMPT_RT too: a mapper of higher priority cannot starve it. */
 static void mmap3_irq_work_fn(struct irq_work *work)
@@ -258,7 +255,7 @@ static void mmap3_drain(struct work_struct *work)
 		}
 	}
 	/* The probe's misses are mappings no one saw: lost, like a full queue's. */
-	missed = READ_ONCE(mmap3_kprobe.nmissed);
+	missed = mmap3_attach_missed();
 	if (missed != probe_missed_seen) {
 		mmap3_sink_queue_lost_add(missed - probe_missed_seen);
 		probe_missed_seen = missed;
@@ -308,7 +305,7 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 	st->queue_lost = mmap3_sink_queue_lost_count();
 	mutex_lock(&probe_lock);
 	st->probe_missed = probe_missed_before +
-			   (probe_registered ? READ_ONCE(mmap3_kprobe.nmissed) : 0);
+			   (probe_registered ? mmap3_attach_missed() : 0);
 	mutex_unlock(&probe_lock);
 }
 
@@ -371,20 +368,12 @@ static int probe_add(void)
 
 	if (probe_registered)
 		return 0;
-	/*
-	 * A kprobe registered before keeps its resolved address and comes
-	 * back from unregister_kprobe() marked disabled, which
-	 * register_kprobe() keeps: by name again, and enabled.
-	 */
-	mmap3_kprobe.addr = NULL;
-	mmap3_kprobe.flags = 0;
-	mmap3_kprobe.pre_handler = mmap3_kprobe_handler;
-	ret = register_kprobe(&mmap3_kprobe);
+	ret = mmap3_attach_add();
 	if (ret) {
-		pr_err("cannot probe perf_event_mmap: %d\n", ret);
+		pr_err("cannot hook perf_event_mmap (%s): %d\n", mmap3_attach_kind(), ret);
 		return ret;
 	}
-	/* nmissed starts over; no worker runs while no session is enabled. */
+	/* The misses start over; no worker runs while no session is enabled. */
 	probe_missed_seen = 0;
 	probe_registered = true;
 	return 0;
@@ -396,9 +385,9 @@ static void probe_remove(void)
 	if (!probe_registered)
 		return;
 	/* Waits for running handlers, which no session's queues await. */
-	unregister_kprobe(&mmap3_kprobe);
+	mmap3_attach_remove();
 	probe_registered = false;
-	probe_missed_before += mmap3_kprobe.nmissed;
+	probe_missed_before += mmap3_attach_missed();
 }
 
 static void probe_remove_fn(struct work_struct *work)
@@ -498,14 +487,16 @@ int mmap3_hook_init(void)
 		pr_err("queue_len must be a power of two up to 1048576\n");
 		return -EINVAL;
 	}
+	ret = mmap3_attach_init();
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
 	if (!mmap3_wq)
-		return -ENOMEM;
+		goto err_attach;
 	probe_wq = alloc_workqueue("mmap3_probe", WQ_UNBOUND, 1);
-	if (!probe_wq) {
-		destroy_workqueue(mmap3_wq);
-		return -ENOMEM;
-	}
+	if (!probe_wq)
+		goto err_mmap3_wq;
 	mmap3_init_irq_work_hard(&mmap3_irq_work, mmap3_irq_work_fn);
 	INIT_WORK(&mmap3_drain_work, mmap3_drain);
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mmap3:online",
@@ -517,7 +508,10 @@ int mmap3_hook_init(void)
 	return 0;
 err_wq:
 	destroy_workqueue(probe_wq);
+err_mmap3_wq:
 	destroy_workqueue(mmap3_wq);
+err_attach:
+	mmap3_attach_exit();
 	return ret;
 }
 
@@ -528,6 +522,7 @@ void mmap3_hook_exit(void)
 	mutex_lock(&probe_lock);
 	probe_remove();
 	mutex_unlock(&probe_lock);
+	mmap3_attach_exit();
 	destroy_workqueue(probe_wq);
 	cpuhp_remove_state_nocalls(mmap3_cpuhp);
 	destroy_workqueue(mmap3_wq);

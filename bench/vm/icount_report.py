@@ -60,7 +60,7 @@ def parse(path):
             m = re.search(r"read_ns_per_record=([0-9.]+)", line)
             if m:
                 res.setdefault((ctx[0], "read"), []).append(float(m.group(1)))
-        elif line.startswith("INFO kernel=") or line.startswith("INFO kprobe="):
+        elif line.startswith(("INFO kernel=", "INFO kprobe=", "INFO probe=")):
             info.append(line[5:])
         elif line.startswith("RUN "):
             run = line[4:]

@@ -26,17 +26,17 @@ TARGET = {"exec": 0.02}
 SUMMARY = {}       # kernel -> {column: text}
 MISSED = collections.defaultdict(bool)   # (kernel, bench) -> a target missed
 WHY = {
-    "hot": "Where the cost is, per mapping: the kprobe on `perf_event_mmap` (ftrace-based "
-           "on 6.1+; on 5.10, where kernel/events has no ftrace sites, an optimized probe, "
-           "a jump to a trampoline that saves the registers, not an int3 trap: \"the run\" "
-           "above shows which), and "
+    "hot": "Where the cost is, per mapping: the hook's way into `perf_event_mmap` (the "
+           "module's own ftrace_ops on x86-64 from 6.1 on; on 5.10, where kernel/events has "
+           "no ftrace sites, an optimized kprobe, a jump to a trampoline that saves the "
+           "registers, not an int3 trap: \"the run\" above shows which), and "
            "the handler taking a reference on the file and the pids, one clock read and "
            "a per-CPU slot; the worker then resolves the build-id (a cache hit here) and "
            "writes the record, and `mmap3 record` converts it. `perf record -e dummy -a` "
-           "writes its record from `perf_event_mmap` itself, with no trap and no second "
-           "pass. What would close it: a hook that is not a kprobe (there is no tracepoint "
-           "on this path), the reader consuming records in place (a mapped buffer, no copy "
-           "per `read()`).",
+           "writes its record from `perf_event_mmap` itself, with no second pass. "
+           "`bench/vm/profile` counts each part, function by function. What would close "
+           "it: fewer instructions in the worker and the tool per record (the reader "
+           "already takes the records in place, a mapped buffer, no copy per `read()`).",
     "exec": "Where a cost remains: an exec makes several executable mappings (the binary, "
             "ld.so, libc), each paying the hook's per-mapping cost described for the mmap "
             "hot path, while exec itself is short.",
@@ -168,8 +168,8 @@ def path_section(name, info, entries, bench, title, unit_ns):
         out += hot_targets(name, per, base, unsupported, unit, fmt)
     elif "session" in per:
         out += exec_target(name, per)
-    # A loaded module keeps its kprobe registered without sessions: the
-    # handler runs, finds no queues and returns.  What that costs.
+    # A loaded module without a session: nothing is patched in (the probe
+    # comes and goes with sessions).  What that costs: nothing, measured.
     if "loaded" in ratios:
         r = ratios["loaded"]
         SUMMARY.setdefault(name, {})[bench + "idle"] = f"{pct(r[0])} / {pct(r[1])}"
@@ -774,10 +774,12 @@ def main():
                 f"{infos(info, 'mode') or '?'} run, `tests/vm/run` exit status "
                 f"{run.get('rc', '?')} after {run.get('seconds', '?')} s; "
                 f"perf: `{infos(info, 'perf') or '?'}`.",
-                f"- The module's kprobe, as `/sys/kernel/debug/kprobes/list` shows it: "
-                f"`{(infos(info, 'kprobe') or '?').replace(',', ' ')}` ([FTRACE]: called from "
-                "the function's ftrace site; [OPTIMIZED]: a jump to a trampoline; neither: "
-                "an int3 trap).",
+                f"- How the hook was attached: "
+                f"`{(infos(info, 'probe') or ('kprobe,' + infos(info, 'kprobe') if infos(info, 'kprobe') else '?')).replace(',', ' ')}` "
+                "(ftrace_ops: the module's own, called from the function's ftrace site; a "
+                "kprobe as `/sys/kernel/debug/kprobes/list` shows it, [FTRACE]: through "
+                "kprobes' ftrace_ops; [OPTIMIZED]: a jump to a trampoline; neither: an int3 "
+                "trap).",
                 "- `--buildid-mmap`: " + ("not supported on this kernel (perf: "
                                           f"\"{infos(info, 'reason').replace('_', ' ')}\")"
                                           if infos(info, "buildid_mmap") else "supported") + "."]
@@ -817,7 +819,7 @@ def main():
         name = arg.split("=", 1)[0]
         sm = SUMMARY.get(name, {})
         out.append("| " + " | ".join([name] + [sm.get(k, "-") for k, _ in cols]) + " |")
-    out += ["", "\"Idle\" is what a loaded module costs without a session: its kprobe "
+    out += ["", "\"Idle\" is what a loaded module costs without a session: its probe "
             "is patched in at a session's start and out after the last one ends "
             "(docs/design.md, \"The probe's lifetime\"); ratio of medians / per-round "
             "median, over no module.", ""]

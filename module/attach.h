@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How the hook is called from perf_event_mmap() (attach.c): an
+ * ftrace_ops of our own where the kernel has one for it, else a kprobe.
+ */
+#ifndef MMAP3_ATTACH_H
+#define MMAP3_ATTACH_H
+
+struct vm_area_struct;
+
+/* hook.c: each call of perf_event_mmap(@vma), preemption off. */
+void mmap3_hook_mapping(struct vm_area_struct *vma);
+
+int mmap3_attach_init(void);
+void mmap3_attach_exit(void);
+/* Patch the call in; 0 or -errno (printed by the caller). */
+int mmap3_attach_add(void);
+/* Patch it out and wait for calls running. */
+void mmap3_attach_remove(void);
+/* Calls not made (the hook already running on that CPU) since the last add. */
+unsigned long mmap3_attach_missed(void);
+/* "ftrace" or "kprobe": what the last add used, for messages. */
+const char *mmap3_attach_kind(void);
+
+#endif /* MMAP3_ATTACH_H */
