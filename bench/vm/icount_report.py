@@ -251,26 +251,22 @@ WHY = {
     "half of what `--buildid-mmap`": (
         "Half of what `--buildid-mmap` adds: perf parses the build-id in its own mmap "
         "hook and writes one record through its own ring buffer, with no second "
-        "context and no second reader. On 6.12 the hook and worker alone are about 70% "
-        "of that half, and the reader (the tool's work per record, its file's page "
-        "cache) takes the rest and some 200 more; 7.x and 6.12-rt meet it since the "
-        "worker keeps a run's paths and ids (2026-11-28). What would close it on 6.12: "
-        "about 200 fewer per mapping, most likely in the tool's own work per record "
-        "(host benchmark 8)."),
+        "context and no second reader. Met on 6.12 since 2026-11-28, by the module's "
+        "own `ftrace_ops` in place of the kprobe and the tool's check handing its "
+        "findings on; where it is missed, what would close it is fewer instructions in "
+        "the worker and the tool per record (`bench/vm/profile` says where they go)."),
     "dlopen loop": (
         "The dlopen loop: a dlopen + dlclose of a small library is 120,000 to 170,000 "
         "instructions, and each maps the library's code once, so one mapping's session "
         "cost (the hot path's, above) is about 2% of it, whatever perf's own share; and "
         "the hook runs for each of the call's four or five `mmap()`s and `mprotect()`s, "
-        "code or not, each a kprobe entry (through ftrace from 6.1 on) before the "
-        "handler looks at the mapping. Trials of 2026-11-28 on 6.12 (a worker waiting 4 "
-        "jiffies instead of 1, an `ftrace_ops` of our own in place of the kprobe, the "
-        "worker's path and id kept per run) moved this loop by less than it moves "
-        "between two rounds of one module (up to 900 per call: the worker's runs fall "
-        "differently in its clock, which stops before the last catches up); the hot "
-        "loop, which can tell, found the `ftrace_ops` no cheaper (docs/design.md). "
-        "What would close it: a per-mapping cost of the session well under the hot "
-        "path's, above."),
+        "code or not, before it looks at the mapping. The module's own `ftrace_ops` "
+        "(2026-11-28, x86-64 from 6.1 on: 72 instructions per call into the hook where "
+        "the kprobe's way in took 158, counted by `bench/vm/profile`) brought 7.x and "
+        "6.12-rt under 2%; this loop also moves by up to 900 per call between rounds of "
+        "one module (the worker's runs fall differently in its clock, which stops "
+        "before the last catches up), about 0.6 points. What would close it on 6.12: "
+        "some 300 fewer instructions per call, from the worker and the tool per record."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
@@ -279,14 +275,15 @@ WHY = {
         "The reader's share: the records are read in place from the mapped buffer "
         "(no copy, no `read()`), so what is left is the tool's own work per record "
         "(validating it, writing the perf record and the build-id table entry: about "
-        "530 instructions by callgrind on the host for one file mapped again and again, "
-        "710 for 200 files in turn: host benchmark 8), its file's page-cache writes "
+        "490 instructions by callgrind on the host for one file mapped again and again, "
+        "660 for 200 files in turn: host benchmark 8), its file's page-cache writes "
         "(about 120 bytes per mapping, each copied into the page cache and each new "
         "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
         "`rep movs`/`rep stos` per byte), "
         "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
         "a larger share of less. What would close it: less of the tool's work per record "
-        "(the largest part) and fewer bytes written per mapping; "
+        "(the largest part), fewer bytes written per mapping, or the module writing "
+        "perf's own records (a new ABI: the tool would only copy them); "
         "fewer wake-ups would do little: the reader wakes once per worker run, a jiffy "
         "of the hot loop's mappings (a few hundred)."),
 }
