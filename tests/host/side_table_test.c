@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/utsname.h>
 
+#include "device.h"
 #include "perf/reader.h"
 #include "side.h"
 #include "tap.h"
@@ -48,6 +49,38 @@ static int add_mmap(struct side_writer *s, const char *path, const uint8_t *id, 
 	memcpy(m->build_id.data, id, n);
 	strcpy(m->path, path);
 	ret = side_add(s, &m->header);
+	free(m);
+	return ret;
+}
+
+/*
+ * A mapping of @path checked (its parts as mmap3_record_check_parts()
+ * finds them), then its bytes changed in the buffer before the side file
+ * takes it, as a module sharing the buffer could: the path's NUL and
+ * everything after it, up to well past the record, overwritten.
+ */
+static int add_mmap_changed_after_check(struct side_writer *s, const char *path,
+					const uint8_t *id)
+{
+	size_t size = (sizeof(struct mmap3_record_mmap) + strlen(path) + 1 + 7) & ~7UL;
+	struct mmap3_mmap_parts parts = { .path_len = strlen(path) };
+	struct mmap3_record_mmap *m = malloc(size + 4096);
+	int ret;
+
+	memset(m, 0, size);
+	m->header.type = MMAP3_RECORD_MMAP;
+	m->header.size = (uint32_t)size;
+	m->header.time = ++now;
+	m->pid = m->tid = 1;
+	m->addr = 0x1000 * now;
+	m->len = 0x1000;
+	m->prot = PROT_EXEC;
+	m->build_id.status = MMAP3_BUILDID_FOUND;
+	m->build_id.size = 20;
+	memcpy(m->build_id.data, id, 20);
+	strcpy(m->path, path);
+	memset(m->path + parts.path_len, 'X', size - sizeof(*m) - parts.path_len + 4096);
+	ret = side_add_checked(s, &m->header, &parts);
 	free(m);
 	return ret;
 }
@@ -151,6 +184,14 @@ int main(int argc, char **argv)
 	      "the kernel's entry is there although a user mapping took its name and id first");
 	CHECK(count("[kernel.kallsyms]", other, 20, 0) == 1, "... and the user's, apart");
 	CHECK(nr_entries == 7, "7 entries in all (got %zu)", nr_entries);
+
+	/* A record whose path lost its NUL after the check: named as checked. */
+	ok = !side_open(&s, path, MMAP3_CLOCK_LOCAL) &&
+	     !add_mmap_changed_after_check(&s, "/tmp/c.out", victim) &&
+	     !side_close(&s) && !load(path);
+	CHECK(ok && nr_entries == 1 && count("/tmp/c.out", victim, 20, 0) == 1,
+	      "a record changed after its check is named by the path it was checked with, "
+	      "not read past (%zu entries)", nr_entries);
 
 	/* Many distinct entries, each record looked up in a few slots, none lost. */
 	ok = !side_open(&s, path, MMAP3_CLOCK_LOCAL);
