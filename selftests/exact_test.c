@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -809,6 +810,52 @@ TEST(probe_is_patched_in_only_while_recording)
 	close(fd);
 	EXPECT_TRUE(probe_becomes(0));
 	write_file(PROBE_GRACE, "2000");
+}
+
+/* Does a line of the listing @path name perf_event_mmap and @what? */
+static int lists_hook_with(const char *path, const char *what)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "perf_event_mmap") && strstr(line, what);
+	fclose(f);
+	return found;
+}
+
+/*
+ * The module's own ftrace_ops where x86-64's ftrace gives it the
+ * arguments and kernel/events has ftrace sites (6.1 on); a kprobe
+ * elsewhere (5.10, arm64).  Not the other way round, nor both.
+ */
+TEST(hook_is_attached_the_cheaper_way)
+{
+	int ftrace_expected = 0, fd, major = 0, minor = 0;
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	ASSERT_EQ(2, sscanf(u.release, "%d.%d", &major, &minor));
+#ifdef __x86_64__
+	ftrace_expected = major > 6 || (major == 6 && minor >= 1);
+#endif
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	EXPECT_EQ(ftrace_expected, lists_hook_with("/sys/kernel/tracing/enabled_functions",
+						   "mmap3_ftrace_handler")) {
+		TH_LOG("kernel %s: the module's ftrace_ops %s", u.release,
+		       ftrace_expected ? "expected, not attached" : "attached, not expected");
+	}
+	EXPECT_EQ(!ftrace_expected, lists_perf_event_mmap("/sys/kernel/debug/kprobes/list")) {
+		TH_LOG("kernel %s: a kprobe on perf_event_mmap %s", u.release,
+		       ftrace_expected ? "beside or instead of the ftrace_ops" : "expected, not there");
+	}
+	EXPECT_TRUE(session_records_a_mapping(fd, "/selftests/spin_v1"));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
