@@ -11,7 +11,8 @@ struct vm_area_struct;
 /* hook.c: each call of perf_event_mmap(@vma), preemption off. */
 void mmap3_hook_mapping(struct vm_area_struct *vma);
 
-int mmap3_attach_init(void);
+/* Never fails: without an ftrace_ops, the kprobe serves. */
+void mmap3_attach_init(void);
 void mmap3_attach_exit(void);
 /* Patch the call in; 0 or -errno (printed by the caller). */
 int mmap3_attach_add(void);

@@ -487,9 +487,7 @@ int mmap3_hook_init(void)
 		pr_err("queue_len must be a power of two up to 1048576\n");
 		return -EINVAL;
 	}
-	ret = mmap3_attach_init();
-	if (ret)
-		return ret;
+	mmap3_attach_init();
 	ret = -ENOMEM;
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);
 	if (!mmap3_wq)

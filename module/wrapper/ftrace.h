@@ -7,6 +7,8 @@
 
 #include <linux/ftrace.h>
 
+#include "version.h"
+
 /*
  * An ftrace_ops of our own where its callback gets the traced
  * function's arguments without a pt_regs built for it: x86-64's
