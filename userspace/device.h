@@ -105,8 +105,9 @@ int mmap3_record_check_parts(const struct mmap3_record_header *h, size_t avail, 
 
 /*
  * The container identity after @m's path of @path_len bytes
- * (MMAP3_MMAP_NS), or NULL if it has none or it does not fit the record
- * (mmap3_record_check() refuses such a record).
+ * (MMAP3_MMAP_NS) and its root path's length in *@root_len, or NULL if
+ * it has none or it does not fit the record (mmap3_record_check()
+ * refuses such a record).
  */
 static inline const struct mmap3_mmap_ns *mmap3_record_ns_root(const struct mmap3_record_mmap *m,
 							       size_t path_len, size_t *root_len)
@@ -130,23 +131,6 @@ static inline const struct mmap3_mmap_ns *mmap3_record_ns_root(const struct mmap
 		return NULL;
 	*root_len = (size_t)(nul - ns->root_path);
 	return ns;
-}
-
-/* As mmap3_record_ns_root(), without the root path's length. */
-static inline const struct mmap3_mmap_ns *mmap3_record_ns_after(const struct mmap3_record_mmap *m,
-								size_t path_len)
-{
-	size_t root_len;
-
-	return mmap3_record_ns_root(m, path_len, &root_len);
-}
-
-/* As mmap3_record_ns_after(), the path's length counted (within the record). */
-static inline const struct mmap3_mmap_ns *mmap3_record_ns(const struct mmap3_record_mmap *m)
-{
-	if (!(m->flags & MMAP3_MMAP_NS) || m->header.size <= sizeof(*m))
-		return NULL;
-	return mmap3_record_ns_after(m, strnlen(m->path, m->header.size - sizeof(*m)));
 }
 
 /* A build-id status for messages: its description, or "status N". */

@@ -229,13 +229,14 @@ static void put_trailer(void *rec, size_t size, uint32_t pid, uint32_t tid, uint
 
 /* Keep @m's status and flags for HEADER_MMAP3_STATUS, if it has any to keep. */
 static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
-		       const struct mmap3_mmap_ns *ns)
+		       const struct mmap3_mmap_parts *parts)
 {
+	const struct mmap3_mmap_ns *ns = parts->ns;
 	struct side_status_entry e;
 
 	if (m->build_id.status == MMAP3_BUILDID_FOUND &&
 	    !(m->flags & SIDE_STATUS_FLAGS & ~MMAP3_MMAP_DUMP) &&
-	    (!ns || ((!ns->mnt_ns || ns->mnt_ns == s->own_mnt_ns) && !ns->root_path[0])))
+	    (!ns || ((!ns->mnt_ns || ns->mnt_ns == s->own_mnt_ns) && !parts->root_len)))
 		return 0;
 	e = (struct side_status_entry){
 		.time = m->header.time,
@@ -332,7 +333,7 @@ static int add_mmap(struct side_writer *s, const struct mmap3_record_mmap *m,
 	if (commit(s, size))
 		return -1;
 	s->stats.mmaps++;
-	if (keep_status(s, m, ns))
+	if (keep_status(s, m, parts))
 		return -1;
 	return table_add_len(s, PERF_RECORD_MISC_USER, name, len, &m->build_id);
 }
