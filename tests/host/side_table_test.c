@@ -31,12 +31,16 @@
 
 static uint64_t now;
 
-static int add_mmap(struct side_writer *s, const char *path, const uint8_t *id, int n)
+#define TAIL	4096	/* bytes past each record, for a record to be read past */
+
+/* A mapping record of @path with an id of @n bytes, in a buffer TAIL bytes longer. */
+static struct mmap3_record_mmap *mmap_record(const char *path, const uint8_t *id, int n)
 {
 	size_t size = (sizeof(struct mmap3_record_mmap) + strlen(path) + 1 + 7) & ~7UL;
-	struct mmap3_record_mmap *m = calloc(1, size);
-	int ret;
+	struct mmap3_record_mmap *m = calloc(1, size + TAIL);
 
+	if (!m)
+		abort();
 	m->header.type = MMAP3_RECORD_MMAP;
 	m->header.size = (uint32_t)size;
 	m->header.time = ++now;
@@ -48,7 +52,14 @@ static int add_mmap(struct side_writer *s, const char *path, const uint8_t *id, 
 	m->build_id.size = (uint8_t)n;
 	memcpy(m->build_id.data, id, n);
 	strcpy(m->path, path);
-	ret = side_add(s, &m->header);
+	return m;
+}
+
+static int add_mmap(struct side_writer *s, const char *path, const uint8_t *id, int n)
+{
+	struct mmap3_record_mmap *m = mmap_record(path, id, n);
+	int ret = side_add(s, &m->header);
+
 	free(m);
 	return ret;
 }
@@ -62,24 +73,12 @@ static int add_mmap(struct side_writer *s, const char *path, const uint8_t *id, 
 static int add_mmap_changed_after_check(struct side_writer *s, const char *path,
 					const uint8_t *id)
 {
-	size_t size = (sizeof(struct mmap3_record_mmap) + strlen(path) + 1 + 7) & ~7UL;
+	struct mmap3_record_mmap *m = mmap_record(path, id, 20);
 	struct mmap3_mmap_parts parts = { .path_len = strlen(path) };
-	struct mmap3_record_mmap *m = malloc(size + 4096);
 	int ret;
 
-	memset(m, 0, size);
-	m->header.type = MMAP3_RECORD_MMAP;
-	m->header.size = (uint32_t)size;
-	m->header.time = ++now;
-	m->pid = m->tid = 1;
-	m->addr = 0x1000 * now;
-	m->len = 0x1000;
-	m->prot = PROT_EXEC;
-	m->build_id.status = MMAP3_BUILDID_FOUND;
-	m->build_id.size = 20;
-	memcpy(m->build_id.data, id, 20);
-	strcpy(m->path, path);
-	memset(m->path + parts.path_len, 'X', size - sizeof(*m) - parts.path_len + 4096);
+	memset(m->path + parts.path_len, 'X',
+	       m->header.size - sizeof(*m) - parts.path_len + TAIL);
 	ret = side_add_checked(s, &m->header, &parts);
 	free(m);
 	return ret;
