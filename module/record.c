@@ -19,7 +19,12 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
-/* The record, its path, then struct mmap3_mmap_ns and the root path. */
+/*
+ * The record, its path, then struct mmap3_mmap_ns and the root path,
+ * each padded with MMAP3_RECORD_ALIGN bytes beyond the longest: the
+ * padding is zeroed with one store of that many bytes, which may pass
+ * the record's end by up to 7.
+ */
 #define RECORD_MMAP_MAX		(sizeof(struct mmap3_record_mmap) + PATH_MAX + \
 				 MMAP3_RECORD_ALIGN + sizeof(struct mmap3_mmap_ns) + \
 				 PATH_MAX + MMAP3_RECORD_ALIGN)
@@ -147,7 +152,8 @@ void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_p
 
 	len = record_path(rec, memo, ev->file);
 	at = ALIGN(sizeof(*rec) + len + 1, MMAP3_RECORD_ALIGN);
-	memset(rec->path + len, 0, at - sizeof(*rec) - len);
+	/* The NUL and padding, 1 to 8 bytes: one store, not a call to memset(). */
+	memset(rec->path + len, 0, MMAP3_RECORD_ALIGN);
 
 	/* Who mapped it: after the path, where older tools stop reading. */
 	ns = (void *)rec + at;
@@ -155,7 +161,7 @@ void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_p
 	rlen = rec->flags & MMAP3_MMAP_PATH_TRUNCATED ? 0 :
 	       root_path(ns->root_path, &ev->root, rec->path, len);
 	size = ALIGN(sizeof(*ns) + rlen + 1, MMAP3_RECORD_ALIGN);
-	memset(ns->root_path + rlen, 0, size - sizeof(*ns) - rlen);
+	memset(ns->root_path + rlen, 0, MMAP3_RECORD_ALIGN);
 	ns->size = size;
 	ns->mnt_ns = ev->mnt_ns;
 	ns->cgroup = ev->cgroup;
