@@ -28,7 +28,10 @@
 
 static int mmap3_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
 {
-	mmap3_hook_mapping((void *)regs_get_kernel_argument(regs, 0));
+	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (mmap3_hook_wants(vma))
+		mmap3_hook_mapping(vma);
 	return 0;
 }
 
@@ -48,16 +51,21 @@ static atomic_long_t ftrace_missed;
 /* The ops' filter names perf_event_mmap: it has an ftrace site. */
 static bool ftrace_filter_set;
 
+/* Reading the mapping's flags calls nothing: safe before the guard. */
 static void notrace mmap3_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 					 struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	struct vm_area_struct *vma = (void *)mmap3_ftrace_arg0(fregs);
+	int bit;
 
+	if (!mmap3_hook_wants(vma))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic_long_inc(&ftrace_missed);
 		return;
 	}
-	mmap3_hook_mapping((struct vm_area_struct *)mmap3_ftrace_arg0(fregs));
+	mmap3_hook_mapping(vma);
 	ftrace_test_recursion_unlock(bit);
 }
 

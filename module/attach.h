@@ -6,9 +6,23 @@
 #ifndef MMAP3_ATTACH_H
 #define MMAP3_ATTACH_H
 
-struct vm_area_struct;
+#include <linux/compiler.h>
+#include <linux/mm.h>
 
-/* hook.c: each call of perf_event_mmap(@vma), preemption off. */
+/* hook.c: a session wants mappings that are not executable. */
+extern bool mmap3_hook_want_data;
+
+/*
+ * Is @vma one the hook takes?  Asked by attach.c before anything else
+ * (ftrace's recursion guard, the call), for every perf_event_mmap(): most
+ * mappings a program makes are not executable.
+ */
+static __always_inline bool mmap3_hook_wants(const struct vm_area_struct *vma)
+{
+	return vma->vm_file && ((vma->vm_flags & VM_EXEC) || READ_ONCE(mmap3_hook_want_data));
+}
+
+/* hook.c: a call of perf_event_mmap(@vma) it wants, preemption off. */
 void mmap3_hook_mapping(struct vm_area_struct *vma);
 
 /* Never fails: without an ftrace_ops, the kprobe serves. */

@@ -71,7 +71,7 @@ static struct mmap3_queue **mmap3_queues;	/* under hook_lock */
  * a handler runs with preemption off.
  */
 static struct mmap3_queue **hook_queues;
-static bool mmap3_want_data;		/* any session wants data mappings */
+bool mmap3_hook_want_data;		/* under hook_lock; read by the hook */
 
 static struct workqueue_struct *mmap3_wq;
 static struct irq_work mmap3_irq_work;
@@ -146,7 +146,10 @@ static unsigned long probe_missed_before;
 /* Of the probe's misses, those counted lost (the worker's). */
 static unsigned long probe_missed_seen;
 
-/* Each call of perf_event_mmap(@vma), preemption off (attach.c). */
+/*
+ * Each call of perf_event_mmap(@vma) mmap3_hook_wants(), preemption off
+ * (attach.c).
+ */
 void mmap3_hook_mapping(struct vm_area_struct *vma)
 {
 	struct file *file = vma->vm_file;
@@ -154,8 +157,6 @@ void mmap3_hook_mapping(struct vm_area_struct *vma)
 	struct mmap3_queue **queues, *q;
 	struct mmap3_event *ev;
 
-	if (!file || (!(vma->vm_flags & VM_EXEC) && !READ_ONCE(mmap3_want_data)))
-		return;
 	/* Pairs with the release in mmap3_hook_get(): the queues are filled in. */
 	queues = smp_load_acquire(&hook_queues);
 	if (!queues)
@@ -439,7 +440,7 @@ int mmap3_hook_get(bool data)
 	}
 	hook_users++;
 	if (data && !hook_data_users++)
-		WRITE_ONCE(mmap3_want_data, true);
+		WRITE_ONCE(mmap3_hook_want_data, true);
 out:
 	mutex_unlock(&hook_lock);
 	if (ret)
@@ -451,7 +452,7 @@ void mmap3_hook_put(bool data)
 {
 	mutex_lock(&hook_lock);
 	if (data && !--hook_data_users)
-		WRITE_ONCE(mmap3_want_data, false);
+		WRITE_ONCE(mmap3_hook_want_data, false);
 	if (!--hook_users) {
 		WRITE_ONCE(hook_queues, NULL);
 		/* Handlers run with preemption off: none still uses the queues. */
