@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/vm/profile's report: instructions per iteration of the hot loop,
-function by function, from the block counts of four boots (no module and
+"""bench/vm/profile's report: instructions per iteration of a loop (the
+hot loop's mmap + munmap, or a dlopen + dlclose), function by function, from the block counts of four boots (no module and
 a session, each with OPS and 3 x OPS iterations).
 
-    profile_report.py [--top N] --ops OPS KERNEL DIR
+    profile_report.py [--top N] [--loop hot|dlopen] --ops OPS KERNEL DIR
 
 DIR holds CFG.N.blocks ("VADDR INSNS COUNT" per translated block, from
 bench/vm/tbcount.c) and CFG.N.log (the guest's output: its KSYM lines,
@@ -79,21 +79,31 @@ def by_function(blocks, log):
     return counts
 
 
-def iterations(ops):
+def iterations(ops, loop):
     """How many times m3bench hot OPS maps: OPS rounded up to its chunks
-    of 250, and a tenth more before them to warm up."""
+    of 250, and a tenth more before them to warm up; m3bench workload
+    dlopen OPS opens OPS times."""
+    if loop == 'dlopen':
+        return ops
     n = (ops + 249) // 250 * 250
     return n + n // 10
+
+
+LOOPS = {
+    'hot': 'the hot loop (one mmap + munmap of an executable)',
+    'dlopen': 'the dlopen loop (one dlopen + dlclose of a small library)',
+}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--top', type=int, default=40)
     ap.add_argument('--ops', type=int, required=True)
+    ap.add_argument('--loop', choices=sorted(LOOPS), default='hot')
     ap.add_argument('kernel')
     ap.add_argument('dir')
     a = ap.parse_args()
-    n1, n3 = iterations(a.ops), iterations(3 * a.ops)
+    n1, n3 = iterations(a.ops, a.loop), iterations(3 * a.ops, a.loop)
     per = {}
     for cfg in ('nomod', 'session'):
         c1 = by_function(os.path.join(a.dir, '%s.%d.blocks' % (cfg, a.ops)),
@@ -111,9 +121,8 @@ def main():
 
     own = lambda k: k.endswith('[mmap3]')
     kernel = lambda k: k != USER and not own(k)
-    print('Instructions per iteration of the hot loop (one mmap + munmap of an executable)'
-          ' on %s, counted block by block: %d and %d iterations, per iteration'
-          % (a.kernel, n1, n3))
+    print('Instructions per iteration of %s on %s, counted block by block:'
+          ' %d and %d iterations, per iteration' % (LOOPS[a.loop], a.kernel, n1, n3))
     if m1 is not None and m3 is not None:
         print('The session wrote %.3f mapping records per iteration.' % ((m3 - m1) / (n3 - n1)))
     print()
