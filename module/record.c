@@ -19,19 +19,12 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
-/*
- * The record, its path, then struct mmap3_mmap_ns and the root path,
- * each padded with MMAP3_RECORD_ALIGN bytes beyond the longest: the
- * padding is zeroed with one store of that many bytes, which may pass
- * the record's end by up to 7.
- */
-#define RECORD_MMAP_MAX		(sizeof(struct mmap3_record_mmap) + PATH_MAX + \
-				 MMAP3_RECORD_ALIGN + sizeof(struct mmap3_mmap_ns) + \
-				 PATH_MAX + MMAP3_RECORD_ALIGN)
+/* The path, then the root path: each up to PATH_MAX bytes with its NUL. */
+#define SCRATCH_SIZE	(2 * PATH_MAX)
 
-struct mmap3_record_mmap *mmap3_record_mmap_alloc(void)
+char *mmap3_record_scratch_alloc(void)
 {
-	return kmalloc(RECORD_MMAP_MAX, GFP_KERNEL | __GFP_NOWARN);
+	return kmalloc(SCRATCH_SIZE, GFP_KERNEL | __GFP_NOWARN);
 }
 
 /*
@@ -63,10 +56,11 @@ void mmap3_record_path_memo_forget(struct mmap3_record_path_memo *memo)
 
 /*
  * The path the user opened (not an overlayfs backing file's), from the
- * worker's root, the initial one; without " (deleted)".  A path longer
- * than PATH_MAX leaves the file's own name, flagged.  Returns its length.
+ * worker's root, the initial one; without " (deleted)"; into @buf
+ * (PATH_MAX bytes), NUL-terminated.  A path longer than PATH_MAX leaves
+ * the file's own name, flagged in *@flags.  Returns its length.
  */
-static size_t record_path(struct mmap3_record_mmap *rec, struct mmap3_record_path_memo *memo,
+static size_t record_path(char *buf, u32 *flags, struct mmap3_record_path_memo *memo,
 			  struct file *file)
 {
 	const struct path *path = mmap3_file_user_path(file);
@@ -76,23 +70,24 @@ static size_t record_path(struct mmap3_record_mmap *rec, struct mmap3_record_pat
 	if (memo && memo->file && path_equal(path, mmap3_file_user_path(memo->file))) {
 		/* Unlinked since the path was taken: the same path, so flagged. */
 		if (d_unlinked(path->dentry))
-			rec->flags |= MMAP3_MMAP_DELETED;
+			*flags |= MMAP3_MMAP_DELETED;
 		return memo->len;
 	}
 	if (memo)
 		mmap3_record_path_memo_forget(memo);
-	p = path_of(path, rec->path, &len);
+	p = path_of(path, buf, &len);
 	if (IS_ERR(p)) {
-		rec->flags |= MMAP3_MMAP_PATH_TRUNCATED;
-		return scnprintf(rec->path, NAME_MAX + 1, "%pd", path->dentry);
+		*flags |= MMAP3_MMAP_PATH_TRUNCATED;
+		return scnprintf(buf, NAME_MAX + 1, "%pd", path->dentry);
 	}
 	if (d_unlinked(path->dentry)) {
-		rec->flags |= MMAP3_MMAP_DELETED;
+		*flags |= MMAP3_MMAP_DELETED;
 		if (len >= sizeof(DELETED_SUFFIX) - 1 &&
 		    !strcmp(p + len - (sizeof(DELETED_SUFFIX) - 1), DELETED_SUFFIX))
 			len -= sizeof(DELETED_SUFFIX) - 1;
 	}
-	memmove(rec->path, p, len);
+	memmove(buf, p, len);
+	buf[len] = '\0';
 	if (memo) {
 		memo->file = get_file(file);
 		memo->len = len;
@@ -125,20 +120,51 @@ static size_t root_path(char *out, const struct path *root, const char *path, si
 	return len - rlen;
 }
 
-void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_path_memo *memo,
-			    const struct mmap3_event *ev, const struct mmap3_build_id *bid,
-			    const struct mmap3_inode_state *st, bool changed)
+void mmap3_record_mmap_find(struct mmap3_record_mmap_src *src, char *scratch,
+			    struct mmap3_record_path_memo *memo, const struct mmap3_event *ev,
+			    const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
+			    bool changed)
 {
+	char *root = scratch + PATH_MAX;
+	u32 flags = ev->flags | MMAP3_MMAP_NS | (changed ? MMAP3_MMAP_CHANGED : 0);
+	size_t len, rlen;
+
+	len = record_path(scratch, &flags, memo, ev->file);
+	rlen = flags & MMAP3_MMAP_PATH_TRUNCATED ? 0 : root_path(root, &ev->root, scratch, len);
+	*src = (struct mmap3_record_mmap_src){
+		.ev = ev,
+		.bid = bid,
+		.st = st,
+		.path = scratch,
+		.root_path = root,
+		.path_len = len,
+		.root_len = rlen,
+		.flags = flags,
+		.size = ALIGN(sizeof(struct mmap3_record_mmap) + len + 1, MMAP3_RECORD_ALIGN) +
+			ALIGN(sizeof(struct mmap3_mmap_ns) + rlen + 1, MMAP3_RECORD_ALIGN),
+	};
+}
+
+/*
+ * Written in place in an output's buffer, which a mapped reader sees
+ * once committed: every byte of it, padding too.  A string's last word
+ * (its NUL and padding: it starts at most at the NUL) is zeroed first,
+ * then the string is copied over its start.
+ */
+void mmap3_record_mmap_write(struct mmap3_record_mmap *rec, const struct mmap3_record_mmap_src *src)
+{
+	const struct mmap3_event *ev = src->ev;
 	struct inode *inode = file_inode(ev->file);
-	struct mmap3_mmap_ns *ns;
-	size_t len, size, at, rlen;
+	u32 at = ALIGN(sizeof(*rec) + src->path_len + 1, MMAP3_RECORD_ALIGN);
+	struct mmap3_mmap_ns *ns = (void *)rec + at;
+	u32 ns_size = src->size - at;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->header.type = MMAP3_RECORD_MMAP;
-	rec->header.time = 0;		/* the session's clock: the sink's */
+	rec->header.size = src->size;
 	rec->cpu = ev->cpu;
 	rec->prot = ev->prot;
-	rec->flags = ev->flags | (changed ? MMAP3_MMAP_CHANGED : 0);
+	rec->flags = src->flags;
 	rec->addr = ev->start;
 	rec->len = ev->len;
 	rec->pgoff = ev->pgoff;
@@ -146,25 +172,17 @@ void mmap3_record_mmap_fill(struct mmap3_record_mmap *rec, struct mmap3_record_p
 	rec->dev_minor = MINOR(inode->i_sb->s_dev);
 	rec->ino = inode->i_ino;
 	rec->generation = inode->i_generation;
-	rec->mtime_sec = st->mtime.tv_sec;
-	rec->mtime_nsec = st->mtime.tv_nsec;
-	rec->build_id = *bid;
-
-	len = record_path(rec, memo, ev->file);
-	at = ALIGN(sizeof(*rec) + len + 1, MMAP3_RECORD_ALIGN);
-	/* The NUL and padding, 1 to 8 bytes: one store, not a call to memset(). */
-	memset(rec->path + len, 0, MMAP3_RECORD_ALIGN);
+	rec->mtime_sec = src->st->mtime.tv_sec;
+	rec->mtime_nsec = src->st->mtime.tv_nsec;
+	rec->build_id = *src->bid;
+	memset((void *)rec + at - MMAP3_RECORD_ALIGN, 0, MMAP3_RECORD_ALIGN);
+	memcpy(rec->path, src->path, src->path_len);
 
 	/* Who mapped it: after the path, where older tools stop reading. */
-	ns = (void *)rec + at;
 	memset(ns, 0, sizeof(*ns));
-	rlen = rec->flags & MMAP3_MMAP_PATH_TRUNCATED ? 0 :
-	       root_path(ns->root_path, &ev->root, rec->path, len);
-	size = ALIGN(sizeof(*ns) + rlen + 1, MMAP3_RECORD_ALIGN);
-	memset(ns->root_path + rlen, 0, MMAP3_RECORD_ALIGN);
-	ns->size = size;
+	memset((void *)ns + ns_size - MMAP3_RECORD_ALIGN, 0, MMAP3_RECORD_ALIGN);
+	memcpy(ns->root_path, src->root_path, src->root_len);
+	ns->size = ns_size;
 	ns->mnt_ns = ev->mnt_ns;
 	ns->cgroup = ev->cgroup;
-	rec->flags |= MMAP3_MMAP_NS;
-	rec->header.size = at + size;
 }

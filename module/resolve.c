@@ -160,8 +160,8 @@ int mmap3_resolver_init(struct mmap3_resolver *r)
 	r->id = (struct mmap3_resolver_last_id){ };
 	r->batch = false;
 	r->win = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	r->rec = mmap3_record_mmap_alloc();
-	if (r->win && r->rec)
+	r->scratch = mmap3_record_scratch_alloc();
+	if (r->win && r->scratch)
 		return 0;
 	mmap3_resolver_destroy(r);
 	return -ENOMEM;
@@ -221,9 +221,9 @@ void mmap3_resolver_destroy(struct mmap3_resolver *r)
 {
 	mmap3_resolver_idle(r);
 	kfree(r->win);
-	kfree(r->rec);
+	kfree(r->scratch);
 	r->win = NULL;
-	r->rec = NULL;
+	r->scratch = NULL;
 }
 
 /* How the parser reads a file: its page cache alone, or our own open. */
@@ -360,12 +360,13 @@ static void emit(struct mmap3_resolver *r, struct mmap3_event *ev,
 {
 	/* Most records are of the state mapped: nothing to compare. */
 	bool changed = st != &ev->state && !mmap3_inode_state_equal(&ev->state, st);
+	struct mmap3_record_mmap_src src;
 
-	mmap3_record_mmap_fill(r->rec, r->batch ? &r->path : NULL, ev, bid, st, changed);
+	mmap3_record_mmap_find(&src, r->scratch, r->batch ? &r->path : NULL, ev, bid, st, changed);
 	if (out)
-		mmap3_output_mmap(out, ev, r->rec, true);
+		mmap3_output_mmap(out, &src, true);
 	else
-		mmap3_sink_mmap(ev, r->rec);
+		mmap3_sink_mmap(&src);
 	mmap3_event_release(ev);
 }
 
@@ -592,7 +593,7 @@ static void slow_read(struct work_struct *work)
 	/* The deadline's work may be serving waiters: it found none to take. */
 	cancel_delayed_work_sync(&sr->expire);
 
-	if (r.rec) {
+	if (r.scratch) {
 		serve_live(&r, &waiters, &bid, &st);
 	} else {
 		mutex_lock(&expire_lock);

@@ -25,14 +25,15 @@ struct mmap3_resolver_last_id {
 
 /*
  * What one producer context needs to resolve events: a read window, a
- * record, the last mapper's container, the last file's path and id.
+ * scratch for paths, the last mapper's container, the last file's path
+ * and id.
  */
 struct mmap3_resolver {
 	void *win;				/* PAGE_SIZE */
-	struct mmap3_record_mmap *rec;		/* room for the longest path */
+	char *scratch;				/* mmap3_record_scratch_alloc() */
 	struct mmap3_container_last last;	/* until mmap3_resolver_idle() */
 	bool batch;				/* see mmap3_resolver_batch() */
-	struct mmap3_record_path_memo path;	/* in a batch; in ->rec */
+	struct mmap3_record_path_memo path;	/* in a batch; in ->scratch */
 	struct mmap3_resolver_last_id id;	/* in a batch */
 };
 

@@ -5,8 +5,9 @@
  * namespace (pids as it sees them), its clock, the kernel-address rule,
  * its captured files, its buffer and the count of what it lost.
  *
- * Records are shared by the outputs: each is copied into an output's
- * buffer first, and the session's fields are written into that copy.
+ * Records are shared by the outputs: a mapping's is found once and
+ * written into each output's buffer in place (record.h), a module's is
+ * copied in; the session's fields are written into that copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -125,16 +126,15 @@ static bool room_for_dump(struct mmap3_output *out, u32 size)
 }
 
 /*
- * Copy @size bytes of @rec into the output's buffer, stamped @time, and
- * return the copy for the caller to write the session's fields into;
- * NULL if it was lost.  Returns with ->ring.lock held either way: the
- * caller commits (or not) and unlocks with output_commit().
+ * Room for @size bytes in the output's buffer, for the caller to write a
+ * record stamped @time into; NULL if it was lost.  Returns with
+ * ->ring.lock held either way: the caller commits (or not) and unlocks
+ * with output_commit().
  */
-static void *output_reserve(struct mmap3_output *out, const void *rec, u32 size, u64 time,
-			    bool wait)
+static void *output_room(struct mmap3_output *out, u32 size, u64 time, bool wait)
 	__acquires(&out->ring.lock)
 {
-	struct mmap3_record_header *copy;
+	void *room;
 
 	if (wait && !room_for_dump(out, size)) {
 		/* The reader makes room: it must be awake to. */
@@ -148,13 +148,23 @@ static void *output_reserve(struct mmap3_output *out, const void *rec, u32 size,
 			;
 	}
 	spin_lock(&out->ring.lock);
-	copy = mmap3_ring_reserve(&out->ring, size, time);
-	if (!copy) {
+	room = mmap3_ring_reserve(&out->ring, size, time);
+	if (!room)
 		out->lost[MMAP3_LOST_BUFFER]++;
-		return NULL;
+	return room;
+}
+
+/* output_room(), with @size bytes of @rec copied in, stamped @time. */
+static void *output_reserve(struct mmap3_output *out, const void *rec, u32 size, u64 time,
+			    bool wait)
+	__acquires(&out->ring.lock)
+{
+	struct mmap3_record_header *copy = output_room(out, size, time, wait);
+
+	if (copy) {
+		memcpy(copy, rec, size);
+		copy->time = time;
 	}
-	memcpy(copy, rec, size);
-	copy->time = time;
 	return copy;
 }
 
@@ -230,26 +240,29 @@ bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event
 	return output_wants(out, ev, &tgid);
 }
 
-bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
-		       struct mmap3_record_mmap *rec, bool wait)
+bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
+		       bool wait)
 {
-	struct mmap3_record_mmap *copy;
+	const struct mmap3_event *ev = src->ev;
+	struct mmap3_record_mmap *rec;
 	u32 handle = 0;
+	u64 time;
 	pid_t tgid;
 
 	if (!output_wants(out, ev, &tgid))
 		return true;
 	if (out->filter.flags & MMAP3_FILTER_CAPTURE)
-		handle = mmap3_capture_offer(&out->capture, ev->file, ev->tgid,
-					     &rec->build_id);
-	copy = output_reserve(out, rec, rec->header.size, mmap3_output_time(out, &ev->time),
-			      wait);
-	if (copy) {
-		copy->pid = tgid;
-		copy->tid = ev->pid ? pid_nr_ns(ev->pid, out->pid_ns) : tgid;
-		copy->capture = handle;
+		handle = mmap3_capture_offer(&out->capture, ev->file, ev->tgid, src->bid);
+	time = mmap3_output_time(out, &ev->time);
+	rec = output_room(out, src->size, time, wait);
+	if (rec) {
+		mmap3_record_mmap_write(rec, src);
+		rec->header.time = time;
+		rec->pid = tgid;
+		rec->tid = ev->pid ? pid_nr_ns(ev->pid, out->pid_ns) : tgid;
+		rec->capture = handle;
 	}
-	if (output_commit(out, copy, rec->header.size))
+	if (output_commit(out, rec, src->size))
 		return true;
 	if (handle)
 		mmap3_capture_withdraw(&out->capture, handle);
@@ -447,13 +460,13 @@ bool mmap3_sink_wants(const struct mmap3_event *ev)
 	return wants;
 }
 
-void mmap3_sink_mmap(const struct mmap3_event *ev, struct mmap3_record_mmap *rec)
+void mmap3_sink_mmap(const struct mmap3_record_mmap_src *src)
 {
 	struct mmap3_output *out;
 
 	mutex_lock(&sink_lock);
 	list_for_each_entry(out, &sink_outputs, node)
-		mmap3_output_mmap(out, ev, rec, false);
+		mmap3_output_mmap(out, src, false);
 	mutex_unlock(&sink_lock);
 }
 

@@ -14,6 +14,7 @@
 
 #include "capture.h"
 #include "internal.h"
+#include "record.h"
 #include "ring.h"
 
 /*
@@ -71,7 +72,7 @@ u64 mmap3_output_time(const struct mmap3_output *out, const struct mmap3_time *t
  */
 bool mmap3_sink_any(void);
 bool mmap3_sink_wants(const struct mmap3_event *ev);
-void mmap3_sink_mmap(const struct mmap3_event *ev, struct mmap3_record_mmap *rec);
+void mmap3_sink_mmap(const struct mmap3_record_mmap_src *src);
 void mmap3_sink_module(struct mmap3_record_module *rec, const struct mmap3_time *t);
 void mmap3_sink_wake(void);
 void mmap3_sink_wake_readers(void);
@@ -94,8 +95,9 @@ bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid
 				const u32 *roots);
 /* Does @out want a record of @ev (its filter, its pid namespace)? */
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
-bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_event *ev,
-		       struct mmap3_record_mmap *rec, bool wait);
+/* Written in place in @out's buffer (record.h), not copied. */
+bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
+		       bool wait);
 bool mmap3_output_module(struct mmap3_output *out, struct mmap3_record_module *rec,
 			 const struct mmap3_time *t, bool wait);
 /* @rec->time already in the output's clock. */
