@@ -256,17 +256,22 @@ WHY = {
         "findings on; where it is missed, what would close it is fewer instructions in "
         "the worker and the tool per record (`bench/vm/profile` says where they go)."),
     "dlopen loop": (
-        "The dlopen loop: a dlopen + dlclose of a small library is 120,000 to 170,000 "
-        "instructions, and each maps the library's code once, so one mapping's session "
-        "cost (the hot path's, above) is about 2% of it, whatever perf's own share; and "
-        "the hook runs for each of the call's four or five `mmap()`s and `mprotect()`s, "
-        "code or not, before it looks at the mapping. The module's own `ftrace_ops` "
-        "(2026-11-28, x86-64 from 6.1 on: 72 instructions per call into the hook where "
-        "the kprobe's way in took 158, counted by `bench/vm/profile`) brought 7.x and "
-        "6.12-rt under 2%; this loop also moves by up to 900 per call between rounds of "
-        "one module (the worker's runs fall differently in its clock, which stops "
-        "before the last catches up), about 0.6 points. What would close it on 6.12: "
-        "some 300 fewer instructions per call, from the worker and the tool per record."),
+        "The dlopen loop: a dlopen + dlclose of a small library is 80,000 to 200,000 "
+        "instructions and maps the library's code once, so one mapping's session cost "
+        "(the hot path's, above) is about 2% of it. The hook is called five times per "
+        "call; the four mappings that are not code are turned away before ftrace's "
+        "recursion guard (2026-11-28), and a record is written in place in the buffer, "
+        "not copied (5.10's byte-wise copy was 228 per record): 5.10 met since. The "
+        "loop runs 2,000 calls since 2026-11-28; 500 left the last worker run out of "
+        "its clock and read 6.12 at 2.2% to 2.3%, its steady state is 2.7% to 2.9%. "
+        "On 6.12 most of a session's cost per call is not the module's code (894 per "
+        "call by `bench/vm/profile --loop dlopen`) but pages the kernel clears for the "
+        "slabs of the loop's own VMAs and maple-tree nodes, about 1,500 per call: "
+        "traced to a kworker waking beside the loop on its one CPU, whatever it does "
+        "(docs/benchmarks.md, \"Where the instructions go\"); 7.x and 6.12-rt show far "
+        "less of it, two CPUs a quarter. What would close it: no kworker beside the "
+        "mapper, such as the session's reader draining the queues itself (a change of "
+        "design, not yet tried), or a kernel whose slabs do not churn so."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
@@ -281,11 +286,14 @@ WHY = {
         "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
         "`rep movs`/`rep stos` per byte), "
         "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
-        "a larger share of less. What would close it: less of the tool's work per record "
-        "(the largest part), fewer bytes written per mapping, or the module writing "
-        "perf's own records (a new ABI: the tool would only copy them); "
-        "fewer wake-ups would do little: the reader wakes once per worker run, a jiffy "
-        "of the hot loop's mappings (a few hundred)."),
+        "a larger share of less. Its floor: a reader that only wrote the side file's "
+        "bytes would still cost some 300 per mapping (the page cache's copy and clear, "
+        "240, and the wake-ups), so for 25% of a session whose hook and worker cost "
+        "1,000 to 1,350, the tool's own work per record would have to be under 150 "
+        "instructions, against 490. What would close it: the module writing perf's own "
+        "records (a new ABI: the tool would write them out without rebuilding them); "
+        "trimming the tool's 490 alone cannot, nor would fewer wake-ups (the reader "
+        "wakes once per worker run, a jiffy of the hot loop's mappings: a few hundred)."),
 }
 
 
