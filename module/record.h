@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "internal.h"
+#include "sink.h"
 
 /*
  * The path of the last file a record was found for, left in its keeper's
@@ -33,29 +34,11 @@ struct mmap3_record_path_memo {
 /* Let the path go: an idle keeper holds no mount busy. */
 void mmap3_record_path_memo_forget(struct mmap3_record_path_memo *memo);
 
-/*
- * A mapping's record as found once (mmap3_record_mmap_find()), for each
- * output to write its own copy from (mmap3_record_mmap_write()), in
- * place in its buffer: everything but what depends on the session
- * (pids, time, capture handle).
- */
-struct mmap3_record_mmap_src {
-	const struct mmap3_event *ev;
-	const struct mmap3_build_id *bid;
-	const struct mmap3_inode_state *st;	/* the state @bid was read in */
-	const char *path;			/* @path_len bytes, in the scratch */
-	const char *root_path;			/* @root_len bytes, in the scratch */
-	u32 path_len;
-	u32 root_len;
-	u32 flags;				/* the record's */
-	u32 size;				/* the record's, padded */
-};
-
 /* Room for mmap3_record_mmap_find() to work in: the longest path and root path. */
 char *mmap3_record_scratch_alloc(void);
 
 /*
- * Find @ev's record: the mapping, the file's identity, @bid read in
+ * Find @ev's record (sink.h) for the sink to write: the mapping, the file's identity, @bid read in
  * state @st (whose mtime the record carries), @changed if that is not
  * the state the file was mapped in, and the path (@memo's, if it is this
  * file's and @scratch is where it was found; @memo NULL: none), in
@@ -65,9 +48,5 @@ void mmap3_record_mmap_find(struct mmap3_record_mmap_src *src, char *scratch,
 			    struct mmap3_record_path_memo *memo, const struct mmap3_event *ev,
 			    const struct mmap3_build_id *bid, const struct mmap3_inode_state *st,
 			    bool changed);
-
-/* Write all src->size bytes of @src's record at @rec (8-byte aligned). */
-void mmap3_record_mmap_write(struct mmap3_record_mmap *rec,
-			     const struct mmap3_record_mmap_src *src);
 
 #endif /* MMAP3_RECORD_H */

@@ -5,13 +5,15 @@
  * namespace (pids as it sees them), its clock, the kernel-address rule,
  * its captured files, its buffer and the count of what it lost.
  *
- * Records are shared by the outputs: a mapping's is found once and
- * written into each output's buffer in place (record.h), a module's is
+ * Records are shared by the outputs: a mapping's is found once (struct
+ * mmap3_record_mmap_src) and written into each output's buffer in place, a module's is
  * copied in; the session's fields are written into that copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
 #include <linux/mman.h>
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
@@ -240,6 +242,48 @@ bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event
 	return output_wants(out, ev, &tgid);
 }
 
+/*
+ * Written in place in an output's buffer, which a mapped reader sees
+ * once committed: every byte of it, padding too.  A string's last word
+ * (its NUL and padding: it starts at most at the NUL) is zeroed first,
+ * then the string is copied over its start.
+ */
+static void write_mmap(struct mmap3_record_mmap *rec, const struct mmap3_record_mmap_src *src)
+{
+	const struct mmap3_event *ev = src->ev;
+	struct inode *inode = file_inode(ev->file);
+	u32 at = ALIGN(sizeof(*rec) + src->path_len + 1, MMAP3_RECORD_ALIGN);
+	struct mmap3_mmap_ns *ns = (void *)rec + at;
+	u32 ns_size = src->size - at;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->header.type = MMAP3_RECORD_MMAP;
+	rec->header.size = src->size;
+	rec->cpu = ev->cpu;
+	rec->prot = ev->prot;
+	rec->flags = src->flags;
+	rec->addr = ev->start;
+	rec->len = ev->len;
+	rec->pgoff = ev->pgoff;
+	rec->dev_major = MAJOR(inode->i_sb->s_dev);
+	rec->dev_minor = MINOR(inode->i_sb->s_dev);
+	rec->ino = inode->i_ino;
+	rec->generation = inode->i_generation;
+	rec->mtime_sec = src->st->mtime.tv_sec;
+	rec->mtime_nsec = src->st->mtime.tv_nsec;
+	rec->build_id = *src->bid;
+	memset((void *)rec + at - MMAP3_RECORD_ALIGN, 0, MMAP3_RECORD_ALIGN);
+	memcpy(rec->path, src->path, src->path_len);
+
+	/* Who mapped it: after the path, where older tools stop reading. */
+	memset(ns, 0, sizeof(*ns));
+	memset((void *)ns + ns_size - MMAP3_RECORD_ALIGN, 0, MMAP3_RECORD_ALIGN);
+	memcpy(ns->root_path, src->root_path, src->root_len);
+	ns->size = ns_size;
+	ns->mnt_ns = ev->mnt_ns;
+	ns->cgroup = ev->cgroup;
+}
+
 bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
 		       bool wait)
 {
@@ -256,7 +300,7 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_
 	time = mmap3_output_time(out, &ev->time);
 	rec = output_room(out, src->size, time, wait);
 	if (rec) {
-		mmap3_record_mmap_write(rec, src);
+		write_mmap(rec, src);
 		rec->header.time = time;
 		rec->pid = tgid;
 		rec->tid = ev->pid ? pid_nr_ns(ev->pid, out->pid_ns) : tgid;

@@ -14,7 +14,6 @@
 
 #include "capture.h"
 #include "internal.h"
-#include "record.h"
 #include "ring.h"
 
 /*
@@ -59,6 +58,23 @@ void mmap3_output_destroy(struct mmap3_output *out);
 int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *first);
 void mmap3_sink_detach(struct mmap3_output *out);
 
+/*
+ * A mapping's record as a producer found it once (record.c), for each
+ * output to write its own copy from, in place in its buffer: everything
+ * but what depends on the session (pids, time, capture handle).
+ */
+struct mmap3_record_mmap_src {
+	const struct mmap3_event *ev;
+	const struct mmap3_build_id *bid;
+	const struct mmap3_inode_state *st;	/* the state @bid was read in */
+	const char *path;			/* @path_len bytes */
+	const char *root_path;			/* @root_len bytes */
+	u32 path_len;
+	u32 root_len;
+	u32 flags;				/* the record's */
+	u32 size;				/* the record's, padded */
+};
+
 /* A time in @out's clock. */
 u64 mmap3_output_time(const struct mmap3_output *out, const struct mmap3_time *t);
 
@@ -95,7 +111,7 @@ bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid
 				const u32 *roots);
 /* Does @out want a record of @ev (its filter, its pid namespace)? */
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
-/* Written in place in @out's buffer (record.h), not copied. */
+/* Written in place in @out's buffer, not copied. */
 bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
 		       bool wait);
 bool mmap3_output_module(struct mmap3_output *out, struct mmap3_record_module *rec,
