@@ -10,9 +10,9 @@
  * (kprobe_ftrace_handler(), get_kprobe()): 158 instructions per mapping
  * on 6.12 before the handler runs (bench/vm/profile).  An ftrace_ops of
  * our own is called from its own trampoline, which saves only the
- * argument registers: 72 with its callback.  Its callback runs with preemption enabled until
- * it takes ftrace's recursion guard, which disables it: the hook runs
- * with preemption off either way.
+ * argument registers: 72 with its callback.  Its callback runs with
+ * preemption enabled until it takes ftrace's recursion guard, which
+ * disables it: the hook runs with preemption off either way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -8,7 +8,6 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/kdev_t.h>
 #include <linux/limits.h>
 #include <linux/path.h>
 #include <linux/slab.h>

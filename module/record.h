@@ -12,8 +12,8 @@
 
 /*
  * The path of the last file a record was found for, left in its keeper's
- * scratch for the records after it: d_path() walks
- * every component, each copied a byte at a time, and was the largest
+ * scratch for the records after it: d_path() walks every component,
+ * each copied a byte at a time, and was the largest
  * part of what a mapping cost the worker; a burst of mappings is mostly
  * of the same few files.  Its keeper passes it only for events all
  * mapped before it was last forgotten: a path taken since is one their
@@ -38,11 +38,11 @@ void mmap3_record_path_memo_forget(struct mmap3_record_path_memo *memo);
 char *mmap3_record_scratch_alloc(void);
 
 /*
- * Find @ev's record (sink.h) for the sink to write: the mapping, the file's identity, @bid read in
- * state @st (whose mtime the record carries), @changed if that is not
- * the state the file was mapped in, and the path (@memo's, if it is this
- * file's and @scratch is where it was found; @memo NULL: none), in
- * @scratch.  Process context.
+ * Find @ev's record (sink.h) for the sink to write: the mapping, the
+ * file's identity, @bid read in state @st (whose mtime the record
+ * carries), @changed if that is not the state the file was mapped in,
+ * and the path (@memo's, if it is this file's and @scratch is where it
+ * was found; @memo NULL: none), in @scratch.  Process context.
  */
 void mmap3_record_mmap_find(struct mmap3_record_mmap_src *src, char *scratch,
 			    struct mmap3_record_path_memo *memo, const struct mmap3_event *ev,

@@ -6,8 +6,9 @@
  * its captured files, its buffer and the count of what it lost.
  *
  * Records are shared by the outputs: a mapping's is found once (struct
- * mmap3_record_mmap_src) and written into each output's buffer in place, a module's is
- * copied in; the session's fields are written into that copy.
+ * mmap3_record_mmap_src) and written into each output's buffer in
+ * place, a module's is copied in; the session's fields are written into
+ * that copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
