@@ -418,6 +418,107 @@ TEST(path_longer_than_path_max_is_flagged)
 	records_free(&r);
 }
 
+/* Are the @len bytes at @p all zero? */
+static int all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
+/*
+ * Map @path @n times, reading the records every 16 (no loss in a 64 KiB
+ * buffer); the records are appended to @r.
+ */
+static int map_many(int fd, const char *path, int n, struct records *r)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		void *p = map_exec(path);
+
+		if (p == MAP_FAILED)
+			return -1;
+		munmap(p, 4096);
+		if (i % 16 == 15 && flush_and_read(fd, r))
+			return -1;
+	}
+	return flush_and_read(fd, r);
+}
+
+/*
+ * Every byte of a mapping's record is written: the sink writes it in
+ * place in the buffer (sink.c), over whatever was there.  After the
+ * buffer has wrapped over records of a long path and a 64-byte build-id
+ * several times, those of a short path and a 4-byte id carry zeros, not
+ * the old records' bytes, after each string's NUL, in the reserved
+ * fields and past the build-id's size.
+ */
+TEST(record_bytes_past_each_string_are_zero)
+{
+	struct mmap3_record_header *h;
+	struct records r = { };
+	uint64_t size = MMAP3_BUFFER_SIZE_MIN;
+	char longp[sizeof(DIR) + 200];
+	int fd, checked = 0;
+	struct stat st;
+
+	mkdir(DIR, 0755);
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = '\0';
+	memcpy(longp, DIR "/", sizeof(DIR));
+	ASSERT_EQ(0, write_elf(longp, 1, 0, 0x77, 64, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/s", 1, 0, 0x73, 4, 256, NULL));
+	ASSERT_EQ(0, stat(DIR "/s", &st));
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &size));
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	/* About 430 bytes a record: the buffer is written over 3 times. */
+	ASSERT_EQ(0, map_many(fd, longp, 480, &r));
+	ASSERT_LT(3 * size, r.len);
+	records_free(&r);
+	ASSERT_EQ(0, map_many(fd, DIR "/s", 480, &r));
+	ASSERT_LT(size, r.len);
+	for_each_record(&r, h) {
+		const struct mmap3_record_mmap *m = (const void *)h;
+		const struct mmap3_mmap_ns *ns;
+		size_t len, at;
+
+		ASSERT_NE(MMAP3_RECORD_LOST, h->type);
+		if (h->type != MMAP3_RECORD_MMAP || m->ino != st.st_ino)
+			continue;
+		ASSERT_EQ(0, strncmp(m->path, DIR "/s", sizeof(DIR "/s")));
+		ASSERT_EQ(4, m->build_id.size);
+		EXPECT_TRUE(all_zero(m->build_id.__reserved, sizeof(m->build_id.__reserved)));
+		EXPECT_TRUE(all_zero(m->build_id.data + 4, sizeof(m->build_id.data) - 4));
+		len = strlen(m->path);
+		at = (sizeof(*m) + len + 1 + 7) & ~(size_t)7;
+		ASSERT_LE(at, h->size);
+		EXPECT_TRUE(all_zero(m->path + len, at - sizeof(*m) - len));
+		ASSERT_TRUE(m->flags & MMAP3_MMAP_NS);
+		ns = (const void *)((const char *)h + at);
+		ASSERT_EQ(h->size - at, ns->size);
+		EXPECT_EQ(0, ns->__reserved);
+		len = strnlen(ns->root_path, ns->size - sizeof(*ns));
+		ASSERT_LT(len, ns->size - sizeof(*ns));
+		EXPECT_TRUE(all_zero(ns->root_path + len, ns->size - sizeof(*ns) - len));
+		checked++;
+	}
+	EXPECT_EQ(480, checked);
+	close(fd);
+	records_free(&r);
+	unlink(longp);
+	unlink(DIR "/s");
+}
+
 /* @pid's live mapping record at @addr. */
 static struct mmap3_record_mmap *mmap_at(struct records *r, pid_t pid, const void *addr)
 {
