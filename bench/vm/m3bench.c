@@ -22,6 +22,9 @@
  *                                   after it: hook and worker, then read();
  *                                   the loop alone too (the hook alone when
  *                                   the worker is held back)
+ *   m3bench hotfloor FILE N OUT     the hot loop under a session read by a
+ *                                   reader that only writes the side file's
+ *                                   bytes to OUT (the floor of any reader)
  *   m3bench dump FILE PROCS MAPS    PROCS processes mapping FILE MAPS times:
  *                                   time from ENABLE to DUMP_DONE, losses
  *   m3bench workload build PROG N   a shell script running PROG N times
@@ -278,6 +281,120 @@ static int cmd_hot_split(const char *file, long n)
 	close(dev);
 	free(buf);
 	return 0;
+}
+
+/*
+ * The floor of any reader that writes a side file (icount): the hot loop
+ * under a session read by a process of its own, as `mmap3 record` is,
+ * that takes the records in place from the mapped buffer and writes for
+ * each mapping as many bytes as the tool's perf record of it
+ * (PERF_RECORD_MMAP2 with the name and the sample_id trailer) in 64 KiB
+ * writes, without building it: the page cache's copies and clears, the
+ * poll()s and the wake-ups, and none of the tool's own work.
+ */
+#define FLOOR_BUF		(64U << 10)
+#define PERF_MMAP2_BYTES(len)	(72 + (((len) + 1 + 7) & ~(size_t)7) + 24)
+
+static void floor_flush(int out, const char *buf, size_t *len, off_t *off)
+{
+	if (*len && pwrite(out, buf, *len, *off) != (ssize_t)*len)
+		die("pwrite");
+	*off += (off_t)*len;
+	*len = 0;
+}
+
+static void floor_read(int dev, int out, int ready, int stop)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = 0;
+	struct pollfd pfd[2] = { { .fd = dev, .events = POLLIN }, { .fd = stop, .events = POLLIN } };
+	struct mmap3_ring_control *ctl;
+	char *buf = malloc(FLOOR_BUF);
+	const char *data;
+	uint64_t size, tail;
+	bool stopping = false;
+	off_t off = 0;
+
+	ctl = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+	if (ctl == MAP_FAILED)
+		die("mmap of the control page");
+	size = ctl->size;
+	data = mmap(NULL, size, PROT_READ, MAP_SHARED, dev, (off_t)page);
+	if (data == MAP_FAILED || !buf)
+		die("mmap of the buffer");
+	tail = ctl->tail;
+	if (write(ready, "r", 1) != 1)
+		die("write");
+	for (;;) {
+		uint64_t head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+
+		while (tail != head) {
+			const struct mmap3_record_header *h = (const void *)(data + (tail & (size - 1)));
+
+			if (h->size < sizeof(*h) || h->size > head - tail)
+				die("a record's size outside the buffer");
+			if (h->type == MMAP3_RECORD_MMAP) {
+				const struct mmap3_record_mmap *m = (const void *)h;
+				size_t n = PERF_MMAP2_BYTES(strnlen(m->path, h->size - sizeof(*m)));
+
+				if (n > h->size)
+					die("an MMAP record shorter than its perf record");
+				if (len + n > FLOOR_BUF)
+					floor_flush(out, buf, &len, &off);
+				memcpy(buf + len, h, n);
+				len += n;
+			}
+			tail += h->size;
+		}
+		__atomic_store_n(&ctl->tail, tail, __ATOMIC_RELEASE);
+		if (stopping)
+			break;
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			die("poll");
+		/* One more pass after the stop: what came before it. */
+		stopping = pfd[1].revents || (pfd[0].revents & POLLHUP);
+	}
+	floor_flush(out, buf, &len, &off);
+	free(buf);
+}
+
+static int cmd_hot_floor(const char *file, long n, const char *outpath)
+{
+	int dev = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int ready[2], stop[2], status, ret;
+	pid_t pid;
+	char c;
+
+	if (dev < 0)
+		die(MMAP3_DEVICE_PATH);
+	if (out < 0)
+		die(outpath);
+	if (pipe(ready) || pipe(stop))
+		die("pipe");
+	if (ioctl(dev, MMAP3_IOC_ENABLE))
+		die("MMAP3_IOC_ENABLE");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(ready[0]);
+		close(stop[1]);
+		floor_read(dev, out, ready[1], stop[0]);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(stop[0]);
+	if (read(ready[0], &c, 1) != 1)
+		die("the floor reader did not start");
+	ret = cmd_hot(file, n);
+	if (write(stop[1], "s", 1) != 1)
+		die("write");
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("the floor reader failed");
+	printf("RESULT what=hotfloor side_bytes=%lld\n", (long long)lseek(out, 0, SEEK_END));
+	close(out);
+	close(dev);
+	return ret;
 }
 
 /* ---- exec: fork+exec of a small dynamically linked program ---- */
@@ -1218,6 +1335,8 @@ int main(int argc, char **argv)
 		return cmd_hot(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hotsplit"))
 		return cmd_hot_split(argv[2], atol(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "hotfloor"))
+		return cmd_hot_floor(argv[2], atol(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "hotpolled"))
 		return cmd_hot_polled(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "exec"))
