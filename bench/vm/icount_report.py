@@ -107,6 +107,7 @@ def main(args):
                "session\" is measured once the probe is gone (it outlives a session "
                "by `probe_grace_ms`). Added: against no module, in the same boot.\n")
     verdicts = []
+    floors = {}
     for arg in args:
         kernel, logs = arg.split("=", 1)
         boots = [parse(p) for p in logs.split(",")]
@@ -199,6 +200,10 @@ def main(args):
             out.append("")
         share = max((p[5] for p in parts if p), default=None)
         floor_share = max((p[8] for p in parts if p and p[8] is not None), default=None)
+        if floor_share is not None:
+            # The boot whose floor is the largest share: its hook and worker, its floor.
+            p = max((p for p in parts if p and p[8] is not None), key=lambda p: p[8])
+            floors[kernel] = (p[8], p[2], p[7])
 
         # What no module costs from round to round: the spread a loaded
         # module with no probe on the path is judged within.
@@ -239,7 +244,7 @@ def main(args):
     summary = ["| kernel | target | verdict |", "|---|---|---|"]
     summary += [f"| {k} | {t} | {v} |" for k, t, v in verdicts]
     print("\n".join(out[:2] + ["Targets (worst of the two boots):\n"] + summary + [""] +
-                    why_missed(verdicts) + out[2:]))
+                    why_missed(verdicts, floors) + out[2:]))
 
 
 # Why a target is missed and what would close it, said once for every
@@ -277,40 +282,67 @@ WHY = {
         "On 6.12 most of a session's cost per call is not the module's code (894 per "
         "call by `bench/vm/profile --loop dlopen`) but pages the kernel clears for the "
         "slabs of the loop's own VMAs and maple-tree nodes, about 1,500 per call: "
-        "traced to a kworker waking beside the loop on its one CPU, whatever it does "
+        "traced to the worker's draining the queues beside the loop on its one CPU "
         "(docs/benchmarks.md, \"Where the instructions go\"); 7.x and 6.12-rt show far "
-        "less of it, two CPUs a quarter. What would close it: no kworker beside the "
-        "mapper, such as the session's reader draining the queues itself (a change of "
-        "design, not yet tried), or a kernel whose slabs do not churn so."),
+        "less of it, two CPUs a quarter. Not its being a kworker: the queues drained in "
+        "a user process's own context every 4 ms (as a reader's `poll()` would) churn "
+        "108 pages per 1,000 mappings against the kworker's 119, a drain that does no "
+        "work at all 88, the worker held back until after the loop 62 (2026-11-28). "
+        "What would close it is not known: a kernel whose slabs do not churn so, or "
+        "no drain at all while the mapper runs (records reach readers late)."),
     "build-like workload": (
         "The build-like workload: each run of a small dynamic program maps a handful "
         "of executable files in about 1.4 million instructions, so the session's cost "
         "per mapping sets it; what would close it is what closes the hot path's."),
     "reader's share": (
         "The reader's share: the records are read in place from the mapped buffer "
-        "(no copy, no `read()`), so what is left is the tool's own work per record "
-        "(validating it, writing the perf record and the build-id table entry: about "
-        "490 instructions by callgrind on the host for one file mapped again and again, "
-        "660 for 200 files in turn: host benchmark 8), its file's page-cache writes "
-        "(about 120 bytes per mapping, each copied into the page cache and each new "
-        "page cleared first (Debian's `init_on_alloc`): TCG counts a byte-wise "
-        "`rep movs`/`rep stos` per byte), "
-        "and its `poll()`s and wake-ups. The worker got cheaper, so the same reader is "
-        "a larger share of less. Its floor: a reader that only wrote the side file's "
-        "bytes would still cost some 300 per mapping (the page cache's copy and clear, "
-        "240, and the wake-ups), so for 25% of a session whose hook and worker cost "
-        "1,000 to 1,350, the tool's own work per record would have to be under 150 "
-        "instructions, against 490. What would close it: the module writing perf's own "
-        "records (a new ABI: the tool would write them out without rebuilding them); "
-        "trimming the tool's 490 alone cannot, nor would fewer wake-ups (the reader "
-        "wakes once per worker run, a jiffy of the hot loop's mappings: a few hundred)."),
+        "(no copy, no `read()`); what is left is the side file's writes, the "
+        "`poll()`s and wake-ups, and the tool's own work per record (validating it, "
+        "writing the perf record and the build-id table entry: about 490 "
+        "instructions by callgrind on the host for one file mapped again and again, "
+        "660 for 200 files in turn: host benchmark 8). The first two are counted "
+        "apart (`m3bench hotfloor`, the parts' last rows): a reader that only "
+        "writes, for each mapping, the bytes of the tool's perf record of it, "
+        "without building them, is {floor_range} of a session read so (beside each "
+        "verdict){floor_over}. Most of it is the page cache's: each byte copied into it and each "
+        "new page cleared first (Debian's `init_on_alloc`), which TCG counts per "
+        "byte for a `rep movs`/`rep stos`. So no reader that writes a side file "
+        "per mapping, which is what `mmap3 record` is for, can meet the target "
+        "(a new ABI with the module writing perf's own records would spare only "
+        "the tool's part); the hook and worker got cheaper, so the same reader "
+        "is a larger share of less. What is left to cut is the tool's own part, "
+        "the fourth row less the floor."),
 }
 
 
-def why_missed(verdicts):
+def floor_words(floors):
+    """The reader's floor, said of the kernels counted: its range, and where
+    it alone is over the target."""
+    if not floors:
+        return {"floor_range": "(not counted in this run)", "floor_over": ""}
+    shares = [f[0] for f in floors.values()]
+    lo, hi = min(shares), max(shares)
+    over = [k for k, f in floors.items() if f[0] > 25.0]
+    # (floor + T) / (hook and worker + floor + T) <= 25%: T <= hw / 3 - floor.
+    room = {k: f[1] / 3 - f[2] for k, f in floors.items() if f[0] <= 25.0}
+    words = []
+    if over:
+        words.append(f"over 25% on {', '.join(over)} before the tool does any work "
+                     "of its own")
+    for k, t in room.items():
+        words.append(f"on {k} it leaves the tool's own work per record at most "
+                     f"{max(t, 0):,.0f} instructions (a third of hook and worker, less "
+                     "the floor)")
+    return {"floor_range": f"{lo:.1f}% to {hi:.1f}%" if hi - lo >= 0.05 else f"{hi:.1f}%",
+            "floor_over": ": " + "; ".join(words)}
+
+
+def why_missed(verdicts, floors):
     lines = []
     for key, text in WHY.items():
         kernels = [k for k, t, v in verdicts if key in t and v.startswith("missed")]
+        if key == "reader's share":
+            text = text.format(**floor_words(floors))
         if kernels:
             lines.append(f"- **Missed on {', '.join(kernels)}.** {text}")
     return lines + [""] if lines else []
