@@ -13,9 +13,9 @@
 /*
  * The path of the last file a record was found for, left in its keeper's
  * scratch for the records after it: d_path() walks every component,
- * each copied a byte at a time, and was the largest
- * part of what a mapping cost the worker; a burst of mappings is mostly
- * of the same few files.  Its keeper passes it only for events all
+ * each copied a byte at a time, and was the largest part of what a
+ * mapping cost the worker; a burst of mappings is mostly of the same few
+ * files.  Its keeper passes it only for events all
  * mapped before it was last forgotten: a path taken since is one their
  * file had after they were mapped, as good as one taken at each record
  * (d_path() cannot be atomic with the mapping either).
