@@ -202,8 +202,8 @@ def main(args):
         floor_share = max((p[8] for p in parts if p and p[8] is not None), default=None)
         if floor_share is not None:
             # The boot whose floor is the largest share: its hook and worker, its floor.
-            p = max((p for p in parts if p and p[8] is not None), key=lambda p: p[8])
-            floors[kernel] = (p[8], p[2], p[7])
+            top = max((p for p in parts if p and p[8] is not None), key=lambda p: p[8])
+            floors[kernel] = (top[8], top[2], top[7])
 
         # What no module costs from round to round: the spread a loaded
         # module with no probe on the path is judged within.

@@ -318,6 +318,9 @@ static void floor_read(int dev, int out, int ready, int stop)
 	if (ctl == MAP_FAILED)
 		die("mmap of the control page");
 	size = ctl->size;
+	/* Records are found at tail & (size - 1). */
+	if (size < MMAP3_BUFFER_SIZE_MIN || (size & (size - 1)))
+		die("the control page's size");
 	data = mmap(NULL, size, PROT_READ, MAP_SHARED, dev, (off_t)page);
 	if (data == MAP_FAILED || !buf)
 		die("mmap of the buffer");
