@@ -142,7 +142,7 @@ static u64 room_needed(const struct mmap3_ring *ring, u64 head, u32 size)
 static void *place(struct mmap3_ring *ring, u32 size)
 {
 	u64 off = ring->head & (ring->size - 1);
-	struct mmap3_ring_pad *pad;
+	struct mmap3_record_pad *pad;
 
 	if (size > ring->size - off) {
 		pad = ring->buf + off;

@@ -11,13 +11,9 @@
 
 /*
  * Records are contiguous in the buffer: one that would cross its end is
- * placed at its start, after a pad record (MMAP3_RECORD_PAD) covering
- * the rest, which readers skip (never returned by read()).
+ * placed at its start, after a struct mmap3_record_pad covering the rest
+ * (8 bytes or more), which readers skip (never returned by read()).
  */
-struct mmap3_ring_pad {
-	__u32 type;
-	__u32 size;
-};
 
 /*
  * Bytes in [tail, head) belong to the reader, which reads them without

@@ -896,10 +896,12 @@ struct mapped {
 	struct mmap3_ring_control *ctl;
 	const char *data;
 	uint64_t size;
+	uint64_t pad_sizes[8];	/* bit N: a pad of N * 8 bytes seen */
 };
 
 static int map_buffer(int fd, struct mapped *m, uint64_t size)
 {
+	memset(m, 0, sizeof(*m));
 	m->size = size;
 	m->ctl = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m->ctl == MAP_FAILED)
@@ -929,14 +931,19 @@ static int mapped_drain(struct mapped *m, struct records *r, int *pads)
 		uint64_t at = pos & (m->size - 1);
 
 		h = (const void *)(m->data + at);
-		if (head - pos < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+		/* A pad may be 8 bytes: its type and size alone. */
+		if (head - pos < sizeof(struct mmap3_record_pad) || h->size % 8 ||
 		    h->size > head - pos || h->size > m->size - at)
 			return -1;
 		if (h->type == MMAP3_RECORD_PAD) {
 			if (at + h->size != m->size)
 				return -1;
 			++*pads;
+			if (h->size / 8 < 8 * 64)
+				m->pad_sizes[h->size / 8 / 64] |= 1ULL << (h->size / 8 % 64);
 		} else {
+			if (h->size < sizeof(*h))
+				return -1;
 			r->buf = realloc(r->buf, r->len + h->size);
 			memcpy(r->buf + r->len, h, h->size);
 			r->len += h->size;
@@ -1104,6 +1111,190 @@ TEST(mapped_buffer_gives_the_records)
 	records_free(&r);
 	unmap_buffer(&m);
 	close(fd);
+}
+
+/*
+ * The ring at every gap a record can leave before the buffer's end: the
+ * records are placed as the uapi says (one that would cross the end
+ * follows a pad to it, 8 bytes or more), and read whole, mapped or by
+ * read().  Two files whose records differ by 8 bytes, mapped in numbers
+ * chosen to leave each gap g from 0 to a record's size less 8, then one
+ * more, which goes to the start after a pad of g bytes.
+ */
+FIXTURE(ring_gaps) {
+	int fd;
+	uint64_t size, pos;	/* the buffer, and where the next record goes */
+	uint64_t pads[8];	/* bit N: a pad of N * 8 bytes made */
+	uint64_t live, lost;
+	struct mapped m;
+	int mapped;
+	char p1[64], p2[72];
+};
+
+FIXTURE_VARIANT(ring_gaps) {
+	int mapped;
+};
+
+FIXTURE_VARIANT_ADD(ring_gaps, mapped) {
+	.mapped = 1,
+};
+
+FIXTURE_VARIANT_ADD(ring_gaps, by_read) {
+	.mapped = 0,
+};
+
+/*
+ * Read what is there into @r, and follow the ring's head by the uapi's
+ * rule; mapped, the module's own head must agree.
+ */
+static int ring_gaps_read(FIXTURE_DATA(ring_gaps) *self, struct records *r)
+{
+	struct mmap3_record_header *h;
+	size_t from = r->len;
+	int pads = 0;
+
+	if (self->mapped ? mapped_drain(&self->m, r, &pads) : read_available(self->fd, r))
+		return -1;
+	for (h = (void *)(r->buf + from); (char *)h < r->buf + r->len; h = (void *)((char *)h + h->size)) {
+		uint64_t to_end = self->size - (self->pos & (self->size - 1));
+
+		if (h->size > to_end) {
+			if (to_end / 8 < 8 * 64)
+				self->pads[to_end / 8 / 64] |= 1ULL << (to_end / 8 % 64);
+			self->pos += to_end;
+		}
+		self->pos += h->size;
+		if (h->type == MMAP3_RECORD_LOST)
+			self->lost += ((struct mmap3_record_lost *)h)->lost;
+		else if (h->type == MMAP3_RECORD_MMAP && !(((struct mmap3_record_mmap *)h)->flags &
+							   MMAP3_MMAP_DUMP))
+			self->live++;
+	}
+	if (self->mapped && self->pos != self->m.ctl->head) {
+		fprintf(stderr, "# the module's head is %llu, the uapi's rule says %llu\n",
+			(unsigned long long)self->m.ctl->head, (unsigned long long)self->pos);
+		return -1;
+	}
+	return 0;
+}
+
+/* Map @path @n times, reading every 64 (a 64 KiB buffer holds more). */
+static int ring_gaps_map(FIXTURE_DATA(ring_gaps) *self, const char *path, uint64_t n)
+{
+	struct records r = { 0 };
+	uint64_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		void *p = map_exec(path);
+
+		if (p == MAP_FAILED)
+			return -1;
+		munmap(p, 4096);
+		if (i % 64 == 63 || i == n - 1)
+			ret = ioctl(self->fd, MMAP3_IOC_FLUSH) || ring_gaps_read(self, &r);
+	}
+	records_free(&r);
+	return ret;
+}
+
+FIXTURE_SETUP(ring_gaps)
+{
+	struct records r = { 0 };
+	int i;
+
+	mkdir(DIR, 0755);
+	/* Paths of 40 and 48 bytes: records 8 bytes apart. */
+	snprintf(self->p1, sizeof(self->p1), DIR "/gap-%0*d", 40 - (int)sizeof(DIR "/gap-") + 1, 1);
+	snprintf(self->p2, sizeof(self->p2), DIR "/gap-%0*d", 48 - (int)sizeof(DIR "/gap-") + 1, 2);
+	ASSERT_EQ(40, strlen(self->p1));
+	ASSERT_EQ(48, strlen(self->p2));
+	ASSERT_EQ(0, write_elf(self->p1, 1, 0, 0x61, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(self->p2, 1, 0, 0x62, 20, 256, NULL));
+	self->mapped = variant->mapped;
+	self->size = 64 << 10;
+	self->fd = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_SET_BUFFER_SIZE, &self->size));
+	ASSERT_EQ(0, session_filter(self->fd, 0, 1, &(pid_t){ getpid() }));
+	if (self->mapped)
+		ASSERT_EQ(0, map_buffer(self->fd, &self->m, self->size));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	for (i = 0; i < 200 && !has_type(&r, MMAP3_RECORD_DUMP_DONE); i++) {
+		poll(&(struct pollfd){ .fd = self->fd, .events = POLLIN }, 1, 100);
+		ASSERT_EQ(0, ring_gaps_read(self, &r));
+	}
+	ASSERT_TRUE(has_type(&r, MMAP3_RECORD_DUMP_DONE));
+	records_free(&r);
+}
+
+FIXTURE_TEARDOWN(ring_gaps)
+{
+	if (self->mapped)
+		unmap_buffer(&self->m);
+	close(self->fd);
+	unlink(self->p1);
+	unlink(self->p2);
+}
+
+/* Can @n eighths be made of @a-eighth and (@a + 1)-eighth records? */
+static int ring_gaps_split(uint64_t n, uint64_t a, uint64_t *x, uint64_t *y)
+{
+	for (*y = 0; *y <= a && *y * (a + 1) <= n; ++*y) {
+		if ((n - *y * (a + 1)) % a == 0) {
+			*x = (n - *y * (a + 1)) / a;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+TEST_F(ring_gaps, records_whole_at_every_gap)
+{
+	uint64_t a, b, g, x, y, n = 0, live0;
+	struct records r = { 0 };
+	struct mmap3_record_mmap *m;
+
+	/* The two records' sizes, from the module. */
+	munmap(map_exec(self->p1), 4096);
+	munmap(map_exec(self->p2), 4096);
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, ring_gaps_read(self, &r));
+	m = find_mmap(&r, getpid(), self->p1, 0);
+	ASSERT_NE(NULL, m);
+	a = m->header.size;
+	m = find_mmap(&r, getpid(), self->p2, 0);
+	ASSERT_NE(NULL, m);
+	b = m->header.size;
+	records_free(&r);
+	ASSERT_EQ(a + 8, b);
+	live0 = self->live;
+
+	for (g = 0; g < a; g += 8) {
+		for (;;) {
+			uint64_t to_end = self->size - (self->pos & (self->size - 1));
+
+			if (to_end >= g && ring_gaps_split((to_end - g) / 8, a / 8, &x, &y))
+				break;
+			ASSERT_EQ(0, ring_gaps_map(self, self->p1, 1));
+			n++;
+		}
+		ASSERT_EQ(0, ring_gaps_map(self, self->p1, x));
+		ASSERT_EQ(0, ring_gaps_map(self, self->p2, y));
+		ASSERT_EQ(g ? g : self->size, self->size - (self->pos & (self->size - 1)));
+		ASSERT_EQ(0, ring_gaps_map(self, self->p1, 1));
+		n += x + y + 1;
+	}
+	EXPECT_EQ(0, self->lost);
+	EXPECT_EQ(n, self->live - live0);
+	/* Every pad from 8 bytes to a record's less 8 was made (and, mapped, seen). */
+	for (g = 8; g < a; g += 8) {
+		EXPECT_TRUE(self->pads[g / 8 / 64] & (1ULL << (g / 8 % 64)));
+		if (self->mapped)
+			EXPECT_TRUE(self->m.pad_sizes[g / 8 / 64] & (1ULL << (g / 8 % 64)));
+	}
+	if (self->mapped)
+		EXPECT_EQ(0, memcmp(self->pads, self->m.pad_sizes, sizeof(self->pads)));
 }
 
 TEST(cache_bounded_with_eviction)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +166,11 @@ int mmap3_device_stats(int fd, struct mmap3_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	return ioctl(fd, MMAP3_IOC_GET_STATS, st) ? ioctl_failed("reading statistics") : 0;
+}
+
+void *mmap3_device_map(int fd, size_t len, int prot, off_t offset)
+{
+	return mmap(NULL, len, prot, MAP_SHARED, fd, offset);
 }
 
 long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The device to open: $MMAP3_DEVICE, else MMAP3_DEVICE_PATH. */
 const char *mmap3_device_path(void);
@@ -37,6 +38,12 @@ int mmap3_device_enable(int fd);
 int mmap3_device_disable(int fd);
 int mmap3_device_flush(int fd);
 int mmap3_device_stats(int fd, struct mmap3_stats *st);
+
+/*
+ * mmap() of the device, as records.c maps the session's buffer: the
+ * address, or MAP_FAILED and errno (EINVAL: no buffer yet).
+ */
+void *mmap3_device_map(int fd, size_t len, int prot, off_t offset);
 
 /* Read a captured file: bytes read, 0 at its end, or -errno. */
 long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off);

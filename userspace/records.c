@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -164,19 +163,16 @@ int mmap3_record_check(const struct mmap3_record_header *h, size_t avail, const 
 /*
  * Map the session's buffer: 1 if mapped, 0 to read() this time (no
  * buffer yet: try again later), -1 to read() for good (a module before
- * 2.3, or not a device: the host tests' stand-in).
+ * 2.3, or a stand-in that has no buffer to map).
  */
 static int map_buffer(struct mmap3_records *r)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct mmap3_ring_control *ctl;
-	struct stat st;
 	uint64_t size;
 	void *data;
 
-	if (fstat(r->fd, &st) || !S_ISCHR(st.st_mode))
-		return -1;
-	ctl = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	ctl = mmap3_device_map(r->fd, page, PROT_READ | PROT_WRITE, 0);
 	if (ctl == MAP_FAILED)
 		return errno == EINVAL ? 0 : -1;
 	size = __atomic_load_n(&ctl->size, __ATOMIC_RELAXED);
@@ -188,7 +184,7 @@ static int map_buffer(struct mmap3_records *r)
 		munmap(ctl, page);
 		return -1;
 	}
-	data = mmap(NULL, size, PROT_READ, MAP_SHARED, r->fd, (off_t)page);
+	data = mmap3_device_map(r->fd, size, PROT_READ, (off_t)page);
 	if (data == MAP_FAILED) {
 		munmap(ctl, page);
 		return -1;
@@ -262,6 +258,18 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 		if (avail > r->size - at)
 			avail = r->size - at;
 		rec = (const void *)(r->data + at);
+		/* A pad may be 8 bytes, no whole header (struct mmap3_record_pad). */
+		if (avail >= sizeof(struct mmap3_record_pad) && rec->type == MMAP3_RECORD_PAD) {
+			if (rec->size != r->size - at || rec->size > avail) {
+				fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: a pad "
+					"of %u bytes, expected one of the %llu bytes to the buffer's "
+					"end\n", mmap3_device_path(), (unsigned long long)r->next,
+					rec->size, (unsigned long long)(r->size - at));
+				return -1;
+			}
+			r->next += rec->size;
+			continue;
+		}
 		if (mmap3_record_check_parts(rec, avail, &why, &r->mmap)) {
 			fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: %s%u bytes%s, "
 				"expected %s\n", mmap3_device_path(), (unsigned long long)r->next,
@@ -271,10 +279,8 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 			return -1;
 		}
 		r->next += rec->size;
-		if (rec->type != MMAP3_RECORD_PAD) {
-			*h = rec;
-			return 1;
-		}
+		*h = rec;
+		return 1;
 	}
 }
 

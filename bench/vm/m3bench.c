@@ -333,7 +333,10 @@ static void floor_read(int dev, int out, int ready, int stop)
 		while (tail != head) {
 			const struct mmap3_record_header *h = (const void *)(data + (tail & (size - 1)));
 
-			if (h->size < sizeof(*h) || h->size > head - tail)
+			/* A pad may be 8 bytes (struct mmap3_record_pad). */
+			if (h->size < (h->type == MMAP3_RECORD_PAD ? sizeof(struct mmap3_record_pad) :
+					      sizeof(*h)) ||
+			    h->size > head - tail)
 				die("a record's size outside the buffer");
 			if (h->type == MMAP3_RECORD_MMAP) {
 				const struct mmap3_record_mmap *m = (const void *)h;

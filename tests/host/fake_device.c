@@ -14,7 +14,8 @@
  *	bad=KIND	send a malformed record after the kernel's: short
  *			(size 8), odd (size 20), big (past the read), nonul
  *			(a path without NUL), longid (a 200-byte build-id),
- *			ns (a container identity past the record's end)
+ *			ns (a container identity past the record's end), pad
+ *			(with ring=1: a pad of 16 bytes short of the end)
  *	flush_ms=N	DISABLE ends the records N ms later, as the module's
  *			worker may take that long
  *	changed=1	the records of files= carry a build-id one bit off the
@@ -39,6 +40,18 @@
  *	slowread=H:MS	each read of capture handle H gives one byte, MS
  *			milliseconds late, as a FUSE file system may: each
  *			read in time, the whole file never
+ *	ring=1		the records come through a mapped buffer (ABI 2.3)
+ *			of the size the tool asks for (default 4 MiB), laid
+ *			out by module/ring.c's rules: a record that would
+ *			cross the end follows a pad to it, of 8 bytes or more
+ *			(its bytes past the 8 poisoned), and poll() says
+ *			POLLIN while records are unread, POLLHUP at the end
+ *	walk=PATH	with ring=1: after files=, mappings of two path
+ *			lengths whose records differ by 8 bytes, chosen to
+ *			end the buffer at every gap a record can leave
+ *			before it, from 0 to the smaller record's size less 8;
+ *			then PATH gets "records N" and "pads" with the pad
+ *			sizes made
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -74,6 +88,8 @@ static struct {
 	int slow_ms;
 	unsigned int status_file, status, status_flags;
 	int ns;
+	int ring;
+	const char *walk;
 } cfg;
 
 static struct {
@@ -83,7 +99,17 @@ static struct {
 } files[MAX_FILES];
 static unsigned int nr_files;
 
-static int wfd = -1;
+static int wfd = -1, rfd = -1;
+
+/* ring=1: the buffer, as the module's ring (module/ring.c) lays it out. */
+static struct {
+	int memfd;			/* page 0 the control page, then the buffer */
+	struct mmap3_ring_control *ctl;
+	uint8_t *data;
+	uint64_t size, head;
+	int signalled;			/* a byte waits in the socket: POLLIN */
+	uint64_t pads[32];		/* bit N of word N / 64: a pad of N * 8 bytes made */
+} ring = { .memfd = -1 };
 static pthread_t thread;
 static atomic_int stopping;
 static uint64_t lost, seq, capture_bytes;
@@ -132,6 +158,10 @@ static void parse_config(void)
 			cfg.filter = kv + 7;
 		else if (!strncmp(kv, "slowread=", 9))
 			sscanf(kv + 9, "%u:%d", &cfg.slow_handle, &cfg.slow_ms);
+		else if (!strncmp(kv, "ring=", 5))
+			cfg.ring = atoi(kv + 5);
+		else if (!strncmp(kv, "walk=", 5))
+			cfg.walk = kv + 5;
 	}
 }
 
@@ -200,14 +230,18 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	load_files();
 	if (cfg.stats)
 		atexit(write_stats);
-	if (pipe2(fds, O_CLOEXEC)) {
+	/* ring=1: poll() only, its readiness set by the producer. */
+	if (cfg.ring ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) :
+		       pipe2(fds, O_CLOEXEC)) {
 		fprintf(stderr, "mmap3: fake device: %s\n", strerror(errno));
 		return -1;
 	}
 	/* One page: what is not read soon is lost, as in a full buffer. */
-	fcntl(fds[1], F_SETPIPE_SZ, 4096);
+	if (!cfg.ring)
+		fcntl(fds[1], F_SETPIPE_SZ, 4096);
 	fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	wfd = fds[1];
+	rfd = fds[0];
 	memset(ver, 0, sizeof(*ver));
 	ver->size = sizeof(*ver);
 	ver->major = MMAP3_ABI_MAJOR;
@@ -221,13 +255,89 @@ int mmap3_device_open_loading(struct mmap3_abi_version *ver)
 	return mmap3_device_open(ver);
 }
 
+static int ring_alloc(uint64_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (ring.memfd >= 0)
+		return 0;
+	ring.memfd = memfd_create("fake-mmap3-ring", MFD_CLOEXEC);
+	if (ring.memfd < 0 || ftruncate(ring.memfd, (off_t)(page + size)))
+		goto fail;
+	p = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_SHARED, ring.memfd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	ring.ctl = p;
+	ring.data = (uint8_t *)p + page;
+	ring.size = size;
+	ring.ctl->size = size;
+	return 0;
+fail:
+	fprintf(stderr, "mmap3: fake device: the ring: %s\n", strerror(errno));
+	return -1;
+}
+
+/* The device's pages: the control page at offset 0, the buffer after it. */
+void *mmap3_device_map(int fd, size_t len, int prot, off_t offset)
+{
+	(void)fd;
+	if (!cfg.ring) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	return mmap(NULL, len, prot, MAP_SHARED, ring.memfd, offset);
+}
+
+/* The reader has read all there is: no POLLIN until there is more. */
+static void ring_idle(void)
+{
+	char buf[64];
+
+	if (ring.signalled &&
+	    __atomic_load_n(&ring.ctl->tail, __ATOMIC_ACQUIRE) == ring.head) {
+		while (recv(rfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		ring.signalled = 0;
+	}
+}
+
+/* As mmap3_ring_reserve() and mmap3_ring_commit(): whole, or -1 (no room). */
+static int ring_put(const void *rec, size_t size)
+{
+	uint64_t tail = __atomic_load_n(&ring.ctl->tail, __ATOMIC_ACQUIRE);
+	uint64_t off = ring.head & (ring.size - 1), to_end = ring.size - off;
+
+	if ((size <= to_end ? size : to_end + size) > ring.size - (ring.head - tail))
+		return -1;
+	if (size > to_end) {
+		struct mmap3_record_pad pad = { MMAP3_RECORD_PAD, (uint32_t)to_end };
+
+		/* A reader must look at the pad's 8 bytes alone. */
+		memset(ring.data + off, 0xa5, to_end);
+		memcpy(ring.data + off, &pad, sizeof(pad));
+		if (to_end / 8 < 64 * 32)
+			ring.pads[to_end / 8 / 64] |= 1ULL << (to_end / 8 % 64);
+		ring.head += to_end;
+		off = 0;
+	}
+	memcpy(ring.data + off, rec, size);
+	ring.head += size;
+	__atomic_store_n(&ring.ctl->head, ring.head, __ATOMIC_RELEASE);
+	if (!ring.signalled && send(wfd, "r", 1, MSG_DONTWAIT) == 1)
+		ring.signalled = 1;
+	return 0;
+}
+
 int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 		       uint64_t buffer_size)
 {
 	FILE *f;
 	uint32_t i;
 
-	(void)fd, (void)clock, (void)buffer_size;
+	(void)fd, (void)clock;
+	if (cfg.ring && ring_alloc(buffer_size ? buffer_size : 4U << 20))
+		return -1;
 	if (cfg.filter && filter) {
 		f = fopen(cfg.filter, "we");
 		if (!f)
@@ -244,6 +354,8 @@ int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 /* Write one record whole, or count it lost. */
 static int put(const void *rec, size_t size)
 {
+	if (cfg.ring)
+		return ring_put(rec, size);
 	if (write(wfd, rec, size) == (ssize_t)size)
 		return 0;
 	return -1;
@@ -298,8 +410,70 @@ static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_
 			break;
 		}
 		usleep(1000);	/* records with capture handles wait for room */
+		if (cfg.ring)
+			ring_idle();
 	}
 	free(m);
+}
+
+/* The size of a mapping record of a path of @len bytes (no container). */
+static uint64_t mmap_record_size(size_t len)
+{
+	return sizeof(struct mmap3_record_mmap) + ((len + 8) & ~7UL);
+}
+
+/* Can @n eighths be made of @a-eighth and (@a + 1)-eighth records? */
+static int split(uint64_t n, uint64_t a, uint64_t *x, uint64_t *y)
+{
+	for (*y = 0; *y <= a && *y * (a + 1) <= n; ++*y) {
+		if ((n - *y * (a + 1)) % a == 0) {
+			*x = (n - *y * (a + 1)) / a;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * walk=: leave every gap g from 0 to a record's size less 8 before the
+ * buffer's end, then put a record there, which goes to the start after
+ * a pad of g bytes (none for 0).
+ */
+static void walk(void)
+{
+	char p1[96], p2[104];
+	uint64_t a, g, x, y, records = 0, i;
+	FILE *f;
+
+	memset(p1, 0, sizeof(p1));
+	memset(p2, 0, sizeof(p2));
+	/* 64 and 72 bytes: records 8 bytes apart. */
+	snprintf(p1, sizeof(p1), "/usr/lib/walk-%0*d", 64 - 14, 1);
+	snprintf(p2, sizeof(p2), "/usr/lib/walk-%0*d", 72 - 14, 2);
+	a = mmap_record_size(strlen(p1));
+	for (g = 0; g < a; g += 8) {
+		for (;;) {
+			uint64_t to_end = ring.size - (ring.head & (ring.size - 1));
+
+			if (to_end >= g && split((to_end - g) / 8, a / 8, &x, &y))
+				break;
+			put_mmap(p1, NULL, 0, 0, 1);
+			records++;
+		}
+		for (i = 0; i < x + y; i++)
+			put_mmap(i < x ? p1 : p2, NULL, 0, 0, 1);
+		put_mmap(p1, NULL, 0, 0, 1);
+		records += x + y + 1;
+	}
+	f = fopen(cfg.walk, "we");
+	if (!f)
+		return;
+	fprintf(f, "records %llu\npads", (unsigned long long)records);
+	for (g = 8; g < 64 * 32 * 8; g += 8)
+		if (ring.pads[g / 8 / 64] & (1ULL << (g / 8 % 64)))
+			fprintf(f, " %llu", (unsigned long long)g);
+	fprintf(f, "\n");
+	fclose(f);
 }
 
 static void put_bad(void)
@@ -321,6 +495,8 @@ static void put_bad(void)
 		memset(m->path, 'x', 16);
 	else if (!strcmp(cfg.bad, "longid"))
 		m->build_id.size = 200;
+	else if (!strcmp(cfg.bad, "pad"))
+		m->header = (struct mmap3_record_header){ MMAP3_RECORD_PAD, 16, 0 };
 	else if (!strcmp(cfg.bad, "ns")) {
 		/* Flagged, but the container identity runs past the record. */
 		m->flags = MMAP3_MMAP_NS;
@@ -328,7 +504,7 @@ static void put_bad(void)
 		m->header.size = (uint32_t)size;
 		((struct mmap3_mmap_ns *)(m->path + 16))->size = 4096;
 	}
-	put(buf, size);
+	put(buf, m->header.type == MMAP3_RECORD_PAD ? m->header.size : size);
 }
 
 static void *producer(void *arg)
@@ -339,7 +515,11 @@ static void *producer(void *arg)
 	(void)arg;
 	for (i = 0; i < nr_files; i++)
 		put_mmap(files[i].path, &files[i].bid, files[i].flags, i + 1, 1);
+	if (cfg.ring && cfg.walk)
+		walk();
 	while (!stopping) {
+		if (cfg.ring)
+			ring_idle();
 		if (cfg.rate && now_ns() >= next) {
 			put_mmap("/usr/bin/fake", NULL, 0, 0, 0);
 			next += 1000000000ULL / (uint64_t)cfg.rate;

@@ -81,4 +81,53 @@ for bad in short odd big nonul longid ns; do
 	check "... and no side file" test ! -e dev-$bad.data
 done
 
+# The mapped buffer (ring=1), walked through every gap a record can leave
+# before its end (walk=), pads of 8 bytes included: nothing lost, through
+# record's reader and inject's.
+walk_done()
+{
+	local i
+	for i in $(seq 300); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+MMAP3_FAKE=ring=1,walk=$tmp/walk "$fake" record -b 64k -o walk.data >/dev/null 2>err &
+pid=$!
+walk_done walk
+kill -INT $pid
+wait $pid
+rc=$?
+sed 's/^/# /' err
+n=$(sed -n 's/^records //p' walk)
+pads=$(sed -n 's/^pads //p' walk)
+# The records are 8 bytes apart, the smaller one 8 more than the last gap.
+want=$(seq -s ' ' 8 8 "$(echo "$pads" | awk '{ print $NF }')")
+check "the stand-in made a pad of every size from 8 bytes to a record's less 8 ($pads)" \
+	sh -c "test -n '$pads' && test '$pads' = '$want' && test \$(echo '$pads' | wc -w) -gt 20"
+check "record through every gap of a 64 KiB mapped buffer: status 0 (got $rc)" test $rc -eq 0
+check "... all $n mappings in the side file" \
+	sh -c "test \$('$mmap3' dump walk.data | grep -c ' /usr/lib/walk-') -eq '$n'"
+if perf record -q -e cpu-clock -o - -- true >stream.data 2>/dev/null; then
+	rm -f walk
+	# perf records while the walk goes on: inject adds what falls in its time.
+	perf record -q -e cpu-clock -o - -- sh -c "$(declare -f walk_done); walk_done walk" \
+		2>/dev/null | MMAP3_FAKE=ring=1,walk=$tmp/walk "$fake" inject --all-processes \
+		--no-capture -b 64k -o walk-inject.data 2>err
+	rc=$?
+	sed 's/^/# /' err
+	n=$(sed -n 's/^records //p' walk)
+	check "inject through every gap of a 64 KiB mapped buffer: status 0 (got $rc)" test $rc -eq 0
+	check "... all $n mappings in its output" \
+		sh -c "test \$('$mmap3' dump walk-inject.data | grep -c ' /usr/lib/walk-') -eq '$n'"
+else
+	tap_skip "perf record does not work on this machine"
+fi
+MMAP3_FAKE=ring=1,bad=pad "$fake" record -o dev-pad.data -- true >/dev/null 2>err
+rc=$?
+check "a pad short of the mapped buffer's end: status 1 (got $rc)" test $rc -eq 1
+check "... one line naming the device, the offset and what was expected: $(head -n 1 err)" \
+	grep -qE '^mmap3: fake-mmap3: offset 160 of the mapped records: a pad of 16 bytes, expected one of the [0-9]+ bytes to the buffer.s end' err
+
 tap_done

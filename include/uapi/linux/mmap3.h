@@ -529,8 +529,8 @@ struct mmap3_capture_read {
  *
  * Records lie whole in [@tail, @head), in the same format as read()
  * gives, at @pos & (@size - 1).  One that would cross the buffer's end
- * starts at its beginning, after a record of type MMAP3_RECORD_PAD
- * covering the rest, which readers skip.  The reader loads @head with
+ * starts at its beginning, after a struct mmap3_record_pad covering the
+ * rest, which readers skip.  The reader loads @head with
  * acquire semantics, reads the records before it, then stores the new
  * @tail with release semantics: the module writes nothing before @tail
  * meanwhile, and takes a @tail outside [its last tail, @head] for no
@@ -540,6 +540,23 @@ struct mmap3_capture_read {
  * new @tail at the reader's next poll().
  */
 #define MMAP3_RECORD_PAD	0
+
+/*
+ * struct mmap3_record_pad - the rest of the mapped buffer, unused
+ * @type:	MMAP3_RECORD_PAD
+ * @size:	the bytes from here to the buffer's end: a multiple of
+ *		MMAP3_RECORD_ALIGN, 8 or more
+ *
+ * Only in the mapped buffer (read() never returns one), and unlike every
+ * other record not a struct mmap3_record_header: when 8 bytes are left
+ * before the end, the pad is these 8 alone.  A reader loads the first 8
+ * bytes of each record, skips to the buffer's end if @type is
+ * MMAP3_RECORD_PAD, and only otherwise reads a whole header.
+ */
+struct mmap3_record_pad {
+	__u32 type;
+	__u32 size;
+};
 
 struct mmap3_ring_control {
 	__u64 head;
