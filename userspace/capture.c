@@ -19,6 +19,7 @@
 #include "device.h"
 #include "escape.h"
 #include "hash.h"
+#include "msg.h"
 #include "openfile.h"
 #include "elf_buildid.h"
 #include "elf_buildid_fd.h"
@@ -117,9 +118,9 @@ int capture_relpath(const char *path, char *out, size_t len)
  */
 static int check_mode(const char *name, const struct stat *st)
 {
-	fprintf(stderr, "mmap3: %s: mode %04o, expected writable by its owner alone: "
+	msg_err("%s: mode %04o, expected writable by its owner alone: "
 		"others could plant names in the capture directory; chmod go-w it or "
-		"give another\n", name, (unsigned int)(st->st_mode & 07777));
+		"give another", name, (unsigned int)(st->st_mode & 07777));
 	return -1;
 }
 
@@ -129,15 +130,15 @@ static int check_dir(const struct capture *c, const char *name)
 	uid_t euid = geteuid();
 
 	if (fstat(c->dirfd, &st)) {
-		fprintf(stderr, "mmap3: %s: %s\n", c->dir, strerror(errno));
+		msg_err("%s: %s", c->dir, strerror(errno));
 		return -1;
 	}
 	if (c->owner_uid != (uid_t)-1 && st.st_uid == c->owner_uid)
 		return st.st_mode & (S_IWGRP | S_IWOTH) ? check_mode(name, &st) : 0;
 	if (st.st_uid != euid) {
-		fprintf(stderr, "mmap3: %s: owned by uid %u, expected the user running mmap3 "
+		msg_err("%s: owned by uid %u, expected the user running mmap3 "
 			"(uid %u): its owner could plant names in the capture directory; give "
-			"a directory of your own\n", name, (unsigned int)st.st_uid,
+			"a directory of your own", name, (unsigned int)st.st_uid,
 			(unsigned int)euid);
 		return -1;
 	}
@@ -208,7 +209,7 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 			/* Made for the user mmap3 works for, as mkdir -p by them. */
 			if (!mkdirat(fd, comp, 0755) && c->owner_uid != (uid_t)-1 &&
 			    fchownat(fd, comp, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
-				fprintf(stderr, "mmap3: %s: cannot give %s to uid %u: %s\n", dir,
+				msg_err("%s: cannot give %s to uid %u: %s", dir,
 					path, (unsigned int)c->owner_uid, strerror(errno));
 				close(fd);
 				return -1;
@@ -216,8 +217,8 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 			fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW);
 		}
 		if (S_ISLNK(st.st_mode) && !trusted_owner(st.st_uid)) {
-			fprintf(stderr, "mmap3: %s: %s is a symbolic link of uid %u: nothing is "
-				"created through it (its owner would choose where)\n", dir, path,
+			msg_err("%s: %s is a symbolic link of uid %u: nothing is "
+				"created through it (its owner would choose where)", dir, path,
 				(unsigned int)st.st_uid);
 			close(fd);
 			return -1;
@@ -228,8 +229,8 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 		fd = nfd;
 		if (fd >= 0 && !fstat(fd, &st) && !trusted_owner(st.st_uid) &&
 		    !(st.st_mode & S_ISVTX)) {
-			fprintf(stderr, "mmap3: %s: %s is a directory of uid %u: its owner could "
-				"move what is beneath it; give a path of root's or yours\n", dir,
+			msg_err("%s: %s is a directory of uid %u: its owner could "
+				"move what is beneath it; give a path of root's or yours", dir,
 				path, (unsigned int)st.st_uid);
 			close(fd);
 			return -1;
@@ -237,7 +238,7 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 		*slash = '/';
 		comp = slash + 1;
 	}
-	fprintf(stderr, "mmap3: cannot create %s: %s\n", dir, strerror(errno));
+	msg_err("cannot create %s: %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -257,7 +258,7 @@ int capture_open(struct capture *c, const char *dir)
 	}
 	beneath_set_owner(c->owner_uid, c->owner_gid);
 	if (!copy || !*dir) {
-		fprintf(stderr, "mmap3: '%s': %s\n", dir, copy ? "not a directory name" :
+		msg_err("'%s': %s", dir, copy ? "not a directory name" :
 			"out of memory");
 		free(copy);
 		return -1;
@@ -272,23 +273,23 @@ int capture_open(struct capture *c, const char *dir)
 	}
 	made = !mkdirat(parent, last, 0700);
 	if (!made && errno != EEXIST) {
-		fprintf(stderr, "mmap3: cannot create %s: %s\n", dir, strerror(errno));
+		msg_err("cannot create %s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	c->dirfd = openat(parent, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (made && c->dirfd >= 0 && c->owner_uid != (uid_t)-1 &&
 	    fchown(c->dirfd, c->owner_uid, c->owner_gid)) {
-		fprintf(stderr, "mmap3: %s: cannot give it to uid %u: %s\n", dir,
+		msg_err("%s: cannot give it to uid %u: %s", dir,
 			(unsigned int)c->owner_uid, strerror(errno));
 		goto fail;
 	}
 	if (c->dirfd < 0) {
 		if (!fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
-			fprintf(stderr, "mmap3: %s: a symbolic link, expected the capture "
+			msg_err("%s: a symbolic link, expected the capture "
 				"directory itself: whoever can change the link would choose where "
-				"files are written\n", dir);
+				"files are written", dir);
 		else
-			fprintf(stderr, "mmap3: %s: %s\n", dir, strerror(errno));
+			msg_err("%s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	close(parent);
@@ -384,9 +385,7 @@ static int unreadable(struct capture *c, const struct source *src, uint64_t off,
 		c->stats.read_failed++;
 		why = strerror(err);
 	}
-	fprintf(stderr, "mmap3: ");
-	escape_text(stderr, src->path, PATH_MAX);
-	fprintf(stderr, ": reading at offset %llu: %s; not captured\n", (unsigned long long)off,
+	msg_err("%s: reading at offset %llu: %s; not captured", src->path, (unsigned long long)off,
 		why);
 	return 0;
 }
@@ -416,7 +415,7 @@ static long long copy_out(struct capture *c, const struct source *src, struct ou
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
-				fprintf(stderr, "mmap3: %s: cannot write at offset %llu: %s\n",
+				msg_err("%s: cannot write at offset %llu: %s",
 					o->path, (unsigned long long)(off + (uint64_t)(p - buf)),
 					strerror(w < 0 ? errno : EIO));
 				return -1;
@@ -456,14 +455,14 @@ static int over_limit(struct capture *c, const char *path, int by_total)
 {
 	if (!by_total) {
 		c->stats.too_big++;
-		fprintf(stderr, "mmap3: %s: larger than --capture-max-file (%llu bytes); not "
-			"captured\n", path, (unsigned long long)c->max_file);
+		msg_err("%s: larger than --capture-max-file (%llu bytes); not "
+			"captured", path, (unsigned long long)c->max_file);
 		return 0;
 	}
 	c->stats.over_total++;
 	if (!c->total_said)
-		fprintf(stderr, "mmap3: %s: --capture-max-total (%llu bytes) reached: %s and the "
-			"files that would pass it are not captured\n", c->dir,
+		msg_err("%s: --capture-max-total (%llu bytes) reached: %s and the "
+			"files that would pass it are not captured", c->dir,
 			(unsigned long long)c->max_total, path);
 	c->total_said = 1;
 	return 0;
@@ -516,14 +515,14 @@ static int check_existing(struct capture *c, int hexfd, const char *base, const 
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "mmap3: %s exists and is not a regular file; not captured\n", elf);
+		msg_err("%s exists and is not a regular file; not captured", elf);
 		c->stats.planted++;
 		return 0;
 	}
 	ok = has_build_id(fd, (uint64_t)st.st_size, want, &bid);
 	close(fd);
 	if (!ok) {
-		fprintf(stderr, "mmap3: %s exists with another build-id; not replaced\n", elf);
+		msg_err("%s exists with another build-id; not replaced", elf);
 		c->stats.planted++;
 	}
 	return ok;
@@ -539,13 +538,13 @@ static int mkdirs_failed(struct capture *c, const char *rel, const char *path)
 	int err = errno;
 
 	if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
-		fprintf(stderr, "mmap3: %s/%s: a symbolic link or no directory on the way (%s): "
-			"nothing is created through it; %s not captured\n", c->dir, rel,
+		msg_err("%s/%s: a symbolic link or no directory on the way (%s): "
+			"nothing is created through it; %s not captured", c->dir, rel,
 			strerror(err), path);
 		c->stats.planted++;
 		return 0;
 	}
-	fprintf(stderr, "mmap3: %s/%s: %s\n", c->dir, rel, strerror(err));
+	msg_err("%s/%s: %s", c->dir, rel, strerror(err));
 	return -1;
 }
 
@@ -554,7 +553,7 @@ static int changed(struct capture *c, const char *path, const struct elf_buildid
 {
 	char status[32];
 
-	fprintf(stderr, "mmap3: %s changed after it was mapped (%s); not captured\n", path,
+	msg_err("%s changed after it was mapped (%s); not captured", path,
 		bid->status == MMAP3_BUILDID_FOUND ? "another build-id" :
 		mmap3_status_str(bid->status, status, sizeof(status)));
 	c->stats.changed++;
@@ -585,10 +584,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		return 0;
 	/* perf's cache names a file .build-id/XX/REST: one byte has no REST. */
 	if (want->size < 2) {
-		fprintf(stderr, "mmap3: ");
-		escape_text(stderr, path, PATH_MAX);
-		fprintf(stderr, ": a build-id of %u byte, too short for perf's build-id cache; not "
-			"captured\n", want->size);
+		msg_err("%s: a build-id of %u byte, too short for perf's build-id cache; not captured",
+			path, want->size);
 		c->stats.short_id++;
 		return 0;
 	}
@@ -599,8 +596,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	    snprintf(dirs, sizeof(dirs), "%s/%s", rel, hex) >= (int)sizeof(dirs) ||
 	    snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target)) {
 		/* Escaped, a path can be thrice as long: the mapping process chose it. */
-		fprintf(stderr, "mmap3: %s: path too long for the capture directory; not "
-			"captured\n", path);
+		msg_err("%s: path too long for the capture directory; not "
+			"captured", path);
 		c->stats.long_path++;
 		return 0;
 	}
@@ -651,7 +648,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		goto out;
 	/* 0600 and the invoking user's: their perf report reads it, no one else. */
 	if (c->owner_uid != (uid_t)-1 && fchown(o.fd, c->owner_uid, c->owner_gid)) {
-		fprintf(stderr, "mmap3: %s: cannot give it to uid %u: %s\n", elf,
+		msg_err("%s: cannot give it to uid %u: %s", elf,
 			(unsigned int)c->owner_uid, strerror(errno));
 		outfile_abort(&o);
 		goto out;
@@ -681,14 +678,14 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	/* symlinkat() never follows: a name planted there stays as it is. */
 	if (symlinkat(target, xxfd, hex + 2)) {
 		if (errno != EEXIST) {
-			fprintf(stderr, "mmap3: %s/%s/%s: %s\n", c->dir, xx, hex + 2,
+			msg_err("%s/%s/%s: %s", c->dir, xx, hex + 2,
 				strerror(errno));
 			goto out;
 		}
 	} else if (c->owner_uid != (uid_t)-1 &&
 		   /* The link we made: a name planted meanwhile is not given away. */
 		   fchownat(xxfd, hex + 2, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
-		fprintf(stderr, "mmap3: %s/%s/%s: cannot give it to uid %u: %s\n", c->dir, xx,
+		msg_err("%s/%s/%s: cannot give it to uid %u: %s", c->dir, xx,
 			hex + 2, (unsigned int)c->owner_uid, strerror(errno));
 		goto out;
 	}
@@ -725,7 +722,7 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 
 	src.fd = open_checked(path, S_IFREG, &st);
 	if (src.fd < 0) {
-		fprintf(stderr, "mmap3: cannot capture %s: %s\n", path,
+		msg_err("cannot capture %s: %s", path,
 			src.fd == -1 ? strerror(errno) : file_type_name(&st));
 		return -1;
 	}

@@ -9,6 +9,7 @@
 
 #include "capture_worker.h"
 #include "device.h"
+#include "msg.h"
 
 struct capture_job {
 	struct capture_job *next;
@@ -31,11 +32,8 @@ static void job_run(struct capture_worker *w, struct capture_job *j)
 		w->cap->stats.abandoned++;
 		return;
 	}
-	pthread_mutex_lock(&w->say);
-	w->erase(w->erase_arg);
 	ret = j->handle ? capture_store(w->cap, w->dev, m) :
 	      capture_store_file(w->cap, (const char *)j->rec, &j->bid);
-	pthread_mutex_unlock(&w->say);
 	if (ret)
 		atomic_store(&w->failed, 1);
 	atomic_store(&w->stored, w->cap->stats.stored);
@@ -65,23 +63,18 @@ static void *worker(void *arg)
 	}
 }
 
-int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev,
-			 void (*erase)(void *arg), void *erase_arg)
+int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev)
 {
 	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->cap = cap;
 	w->dev = dev;
-	w->erase = erase;
-	w->erase_arg = erase_arg;
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_mutex_init(&w->say, NULL);
 	pthread_cond_init(&w->more, NULL);
 	err = pthread_create(&w->thread, NULL, worker, w);
 	if (err) {
-		fprintf(stderr, "mmap3 record: cannot start the capture thread: %s\n",
-			strerror(err));
+		msg_err("cannot start the capture thread: %s", strerror(err));
 		return -1;
 	}
 	w->started = 1;
@@ -160,6 +153,5 @@ void capture_worker_finish(struct capture_worker *w)
 	pthread_join(w->thread, NULL);
 	w->started = 0;
 	pthread_mutex_destroy(&w->lock);
-	pthread_mutex_destroy(&w->say);
 	pthread_cond_destroy(&w->more);
 }

@@ -38,15 +38,6 @@ struct capture_worker {
 	struct capture_job *head, *tail;
 	unsigned int queued;
 	int closing;
-	/*
-	 * @say is held by whoever writes to stderr while the session runs:
-	 * the worker for each file (whose lines it may print), the reader
-	 * for its status line, which it draws only if @say is free and which
-	 * the worker erases (@erase) before it says anything.
-	 */
-	pthread_mutex_t say;
-	void (*erase)(void *arg);
-	void *erase_arg;
 	/* Offered while CAPTURE_QUEUE_MAX waited: released, not captured. */
 	uint64_t backlog;
 	/* What the status line shows, read by the reader. */
@@ -59,8 +50,7 @@ struct capture_worker {
 };
 
 /* Start the thread; 0, or -1 after printing why. */
-int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev,
-			 void (*erase)(void *arg), void *erase_arg);
+int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev);
 
 /*
  * Queue the capture a mapping record offers (its handle and path): never

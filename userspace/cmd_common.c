@@ -12,6 +12,7 @@
 
 #include "capture_worker.h"
 #include "cmd_common.h"
+#include "msg.h"
 
 /* A size with an optional k, M or G suffix; 0, or -1 if it is none. */
 int parse_size(const char *s, uint64_t *out)
@@ -59,56 +60,54 @@ void capture_report_skipped(const struct capture_stats *c, const char *dir)
 	};
 	uint64_t total = 0;
 	unsigned int i;
-	const char *sep = "";
+	char list[1024];
+	size_t len = 0;
 
 	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		total += causes[i].n;
-	if (total) {
-		fprintf(stderr, "mmap3: WARNING: %llu files not captured in %s:",
-			(unsigned long long)total, dir);
-		for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-			if (causes[i].n) {
-				fprintf(stderr, "%s %llu %s", sep, (unsigned long long)causes[i].n,
-					causes[i].why);
-				sep = ",";
-			}
-		fprintf(stderr, "\n");
-	}
+	if (!total)
+		return;
+	list[0] = '\0';
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (causes[i].n && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s %llu %s",
+						len ? "," : "", (unsigned long long)causes[i].n,
+						causes[i].why);
+	msg_warn("%llu files not captured in %s:%s", (unsigned long long)total, dir, list);
 }
 
-int option_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+int option_size(const char *opt, const char *arg, uint64_t *out)
 {
 	if (parse_size(arg, out)) {
-		fprintf(stderr, "mmap3 %s: --%s %s: not a size\n", cmd, opt, arg);
+		msg_err("--%s %s: not a size", opt, arg);
 		return 2;
 	}
 	/* What the module takes, said here rather than as its EINVAL. */
 	if (!strcmp(opt, "buffer-size") && (*out < MMAP3_BUFFER_SIZE_MIN ||
 					   *out > MMAP3_BUFFER_SIZE_MAX || (*out & (*out - 1)))) {
-		fprintf(stderr, "mmap3 %s: --buffer-size %s: expected a power of two from 64k "
-			"to 1G\n", cmd, arg);
+		msg_err("--buffer-size %s: expected a power of two from 64k to 1G", arg);
 		return 2;
 	}
 	return 0;
 }
 
-int option_seconds(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+int option_seconds(const char *opt, const char *arg, uint64_t *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtoull(arg, &end, 10);
 	if (end == arg || *end || errno || *arg == '-' || *out > 86400 * 365) {
-		fprintf(stderr, "mmap3 %s: --%s %s: not a number of seconds\n", cmd, opt, arg);
+		msg_err("--%s %s: not a number of seconds", opt, arg);
 		return 2;
 	}
 	return 0;
 }
 
-int option_module_dir(const char *cmd, struct kmod_index *kmods, const char *arg)
+int option_module_dir(struct kmod_index *kmods, const char *arg)
 {
 	if (kmod_add_dir(kmods, arg)) {
-		fprintf(stderr, "mmap3 %s: --module-dir %s: %s\n", cmd, arg,
+		msg_err("--module-dir %s: %s", arg,
 			errno == E2BIG ? "too many directories" : strerror(errno));
 		return 2;
 	}

@@ -15,13 +15,13 @@
 int parse_size(const char *s, uint64_t *out);
 
 /*
- * The options record and inject share, for "mmap3 @cmd": a size (--@opt;
+ * The options record and inject share: a size (--@opt;
  * --buffer-size also what the module takes), seconds, a module directory.
  * 0, or 2 (a usage error) after saying what was expected.
  */
-int option_size(const char *cmd, const char *opt, const char *arg, uint64_t *out);
-int option_seconds(const char *cmd, const char *opt, const char *arg, uint64_t *out);
-int option_module_dir(const char *cmd, struct kmod_index *kmods, const char *arg);
+int option_size(const char *opt, const char *arg, uint64_t *out);
+int option_seconds(const char *opt, const char *arg, uint64_t *out);
+int option_module_dir(struct kmod_index *kmods, const char *arg);
 
 /* Modules are looked for under /lib/modules/RELEASE of the running kernel. */
 void kmod_add_running(struct kmod_index *kmods);

@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "escape.h"
+#include "msg.h"
 #include "perf/reader.h"
 #include "side.h"
 
@@ -55,24 +56,24 @@ static int load_status(struct dumper *d, struct perf_reader *r)
 		return -1;
 	buf = p;
 	if (len < sizeof(hdr)) {
-		fprintf(stderr, "mmap3: %s: feature mmap3_status: %zu bytes, expected at least "
-			"a %zu-byte header\n", r->path, len, sizeof(hdr));
+		msg_err("%s: feature mmap3_status: %zu bytes, expected at least "
+			"a %zu-byte header", r->path, len, sizeof(hdr));
 		goto bad;
 	}
 	memcpy(&hdr, buf, sizeof(hdr));
 	if (hdr.version != SIDE_STATUS_VERSION || hdr.entry_size < sizeof(*d->status) ||
 	    hdr.nr > (len - sizeof(hdr)) / hdr.entry_size ||
 	    hdr.nr * hdr.entry_size != len - sizeof(hdr)) {
-		fprintf(stderr, "mmap3: %s: feature mmap3_status: version %u, entries of %u "
+		msg_err("%s: feature mmap3_status: version %u, entries of %u "
 			"bytes, %" PRIu64 " of them in %zu bytes; expected version %u, entries "
-			"of at least %zu bytes filling the section\n", r->path, hdr.version,
+			"of at least %zu bytes filling the section", r->path, hdr.version,
 			hdr.entry_size, hdr.nr, len - sizeof(hdr), SIDE_STATUS_VERSION,
 			sizeof(*d->status));
 		goto bad;
 	}
 	d->status = calloc(hdr.nr ? hdr.nr : 1, sizeof(*d->status));
 	if (!d->status) {
-		fprintf(stderr, "mmap3: %s: no memory for %" PRIu64 " statuses\n", r->path, hdr.nr);
+		msg_err("%s: no memory for %" PRIu64 " statuses", r->path, hdr.nr);
 		goto bad;
 	}
 	for (i = 0; i < hdr.nr; i++)
@@ -396,7 +397,7 @@ int cmd_dump(int argc, char **argv)
 		return 2;
 	}
 	if (perf_reader_open(&r, argv[optind])) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&r));
+		msg_err("%s", perf_reader_error(&r));
 		return 1;
 	}
 	dump_header(&d, &r);
@@ -425,7 +426,7 @@ int cmd_dump(int argc, char **argv)
 	return 0;
 fail:
 	fflush(d.f);
-	fprintf(stderr, "mmap3: %s\n", perf_reader_error(&r));
+	msg_err("%s", perf_reader_error(&r));
 fail_quiet:
 	perf_reader_close(&r);
 	free(d.status);

@@ -12,6 +12,7 @@
 #include "cmd_common.h"
 #include "commands.h"
 #include "inject.h"
+#include "msg.h"
 #include "perf_command.h"
 
 static void usage(FILE *f)
@@ -55,48 +56,47 @@ static void usage(FILE *f)
 
 static struct kmod_index kmods;
 
-static void report(const struct inject_opts *o, const struct inject_stats *st, int quiet)
+static void report(const struct inject_opts *o, const struct inject_stats *st)
 {
-	if (!quiet)
-		fprintf(stderr, "mmap3 inject: %llu of perf's mappings given mmap3's build-id, "
-			"%llu records added; %llu rounds waited for the module\n",
-			(unsigned long long)st->rewritten, (unsigned long long)st->added,
-			(unsigned long long)st->flushes);
-	if (st->other_processes && !quiet)
-		fprintf(stderr, "mmap3 inject: left out %llu mappings of processes perf did not "
-			"record (--all-processes adds them)\n",
-			(unsigned long long)st->other_processes);
-	if (o->capture_dir && !quiet)
-		fprintf(stderr, "mmap3 inject: captured %llu files (%llu MB) in %s, %llu there "
-			"already, %llu changed after mapping\n",
-			(unsigned long long)st->capture.stored,
-			(unsigned long long)(st->capture.bytes >> 20), o->capture_dir,
-			(unsigned long long)st->capture.cached,
-			(unsigned long long)st->capture.changed);
+	msg_info("%llu of perf's mappings given mmap3's build-id, "
+		 "%llu records added; %llu rounds waited for the module",
+		 (unsigned long long)st->rewritten, (unsigned long long)st->added,
+		 (unsigned long long)st->flushes);
+	if (st->other_processes)
+		msg_info("left out %llu mappings of processes perf did not "
+			 "record (--all-processes adds them)",
+			 (unsigned long long)st->other_processes);
+	if (o->capture_dir)
+		msg_info("captured %llu files (%llu MB) in %s, %llu there "
+			 "already, %llu changed after mapping",
+			 (unsigned long long)st->capture.stored,
+			 (unsigned long long)(st->capture.bytes >> 20), o->capture_dir,
+			 (unsigned long long)st->capture.cached,
+			 (unsigned long long)st->capture.changed);
 	if (o->capture_dir)
 		capture_report_skipped(&st->capture, o->capture_dir);
 	if (st->nothing_live)
-		fprintf(stderr, "mmap3 inject: WARNING: perf's records all come before this "
-			"session started: nothing of mmap3's was added; for a perf.data recorded "
-			"before, record a side file beside it (mmap3 record) and use mmap3 merge\n");
+		msg_warn("perf's records all come before this "
+			 "session started: nothing of mmap3's was added; for a perf.data recorded "
+			 "before, record a side file beside it (mmap3 record) and use mmap3 merge");
 	if (st->late)
-		fprintf(stderr, "mmap3 inject: WARNING: %llu of mmap3's records came after perf "
-			"had delivered their time: perf report takes them late\n",
-			(unsigned long long)st->late);
+		msg_warn("%llu of mmap3's records came after perf "
+			 "had delivered their time: perf report takes them late",
+			 (unsigned long long)st->late);
 	if (st->too_long)
-		fprintf(stderr, "mmap3 inject: WARNING: %llu records past perf's record size of "
-			"64 KiB with its sample_id: left as perf wrote them, or out\n",
-			(unsigned long long)st->too_long);
+		msg_warn("%llu records past perf's record size of "
+			 "64 KiB with its sample_id: left as perf wrote them, or out",
+			 (unsigned long long)st->too_long);
 	if (st->dropped)
-		fprintf(stderr, "mmap3 inject: WARNING: %llu of mmap3's records dropped: more "
-			"than 256 MiB waited for perf's stream\n", (unsigned long long)st->dropped);
+		msg_warn("%llu of mmap3's records dropped: more "
+			 "than 256 MiB waited for perf's stream", (unsigned long long)st->dropped);
 	if (st->session_lost)
-		fprintf(stderr, "mmap3 inject: WARNING: the session lost %llu records: some "
-			"mappings may lack mmap3's build-id; use a larger --buffer-size\n",
-			(unsigned long long)st->session_lost);
+		msg_warn("the session lost %llu records: some "
+			 "mappings may lack mmap3's build-id; use a larger --buffer-size",
+			 (unsigned long long)st->session_lost);
 	if (st->capture_failed)
-		fprintf(stderr, "mmap3 inject: capturing files into %s failed (see above); "
-			"stopped capturing there\n", o->capture_dir);
+		msg_err("capturing files into %s failed (see above); "
+			"stopped capturing there", o->capture_dir);
 }
 
 static int inject(int argc, char **argv)
@@ -124,7 +124,7 @@ static int inject(int argc, char **argv)
 		.kmods = &kmods,
 	};
 	struct inject_stats st;
-	int c, no_capture = 0, quiet = 0, ret;
+	int c, no_capture = 0, ret;
 	char *dir = NULL;
 	uint64_t *size;
 
@@ -149,12 +149,12 @@ static int inject(int argc, char **argv)
 		case 'b':
 			size = c == OPT_MAX_FILE ? &o.capture_max_file :
 			       c == OPT_MAX_TOTAL ? &o.capture_max_total : &o.buffer_size;
-			if (option_size("inject", c == 'b' ? "buffer-size" : c == OPT_MAX_FILE ?
+			if (option_size(c == 'b' ? "buffer-size" : c == OPT_MAX_FILE ?
 					"capture-max-file" : "capture-max-total", optarg, size))
 				return 2;
 			break;
 		case OPT_MAX_SECONDS:
-			if (option_seconds("inject", "capture-max-seconds", optarg,
+			if (option_seconds("capture-max-seconds", optarg,
 					   &o.capture_max_seconds))
 				return 2;
 			break;
@@ -162,11 +162,11 @@ static int inject(int argc, char **argv)
 			o.all_processes = 1;
 			break;
 		case 'm':
-			if (option_module_dir("inject", &kmods, optarg))
+			if (option_module_dir(&kmods, optarg))
 				return 2;
 			break;
 		case 'q':
-			quiet = 1;
+			msg_set_quiet(1);
 			break;
 		case 'h':
 			usage(stdout);
@@ -181,11 +181,11 @@ static int inject(int argc, char **argv)
 		return 2;
 	}
 	if (no_capture && o.capture_dir) {
-		fprintf(stderr, "mmap3 inject: --capture and --no-capture: give one\n");
+		msg_err("--capture and --no-capture: give one");
 		return 2;
 	}
 	if (o.input && o.output && strcmp(o.input, "-") && !strcmp(o.input, o.output)) {
-		fprintf(stderr, "mmap3 inject: -i %s and -o %s: one file cannot be both\n",
+		msg_err("-i %s and -o %s: one file cannot be both",
 			o.input, o.output);
 		return 2;
 	}
@@ -194,12 +194,11 @@ static int inject(int argc, char **argv)
 		if (!dir)
 			return 1;
 		o.capture_dir = dir;
-		if (!quiet)
-			fprintf(stderr, "mmap3 inject: capturing binaries into %s, where perf looks "
-				"for them (--no-capture: none)\n", dir);
+		msg_info("capturing binaries into %s, where perf looks "
+			 "for them (--no-capture: none)", dir);
 	}
 	ret = inject_run(&o, &st) ? 1 : 0;
-	report(&o, &st, quiet);
+	report(&o, &st);
 	if (st.capture_failed)
 		ret = 1;
 	free(dir);

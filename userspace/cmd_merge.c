@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "merge.h"
+#include "msg.h"
 
 static void usage(FILE *f)
 {
@@ -28,23 +29,23 @@ static void usage(FILE *f)
 void merge_report(const char *perf_data, const char *side, const char *out,
 		  const struct merge_stats *st)
 {
-	fprintf(stderr, "mmap3: wrote %s: %llu of perf's mappings given mmap3's build-id, "
-		"%llu records added\n", out, (unsigned long long)st->rewritten,
-		(unsigned long long)st->added);
+	msg_info("wrote %s: %llu of perf's mappings given mmap3's build-id, %llu records added",
+		 out, (unsigned long long)st->rewritten, (unsigned long long)st->added);
 	if (st->other_processes)
-		fprintf(stderr, "mmap3: left out %llu mappings of processes perf did not record "
-			"(mmap3 merge --all-processes adds them)\n", (unsigned long long)st->other_processes);
+		msg_info("left out %llu mappings of processes perf did not record "
+			 "(mmap3 merge --all-processes adds them)",
+			 (unsigned long long)st->other_processes);
 	if (st->too_long_added || st->too_long_rewritten)
-		fprintf(stderr, "mmap3: WARNING: %llu of mmap3's records not added and %llu of "
-			"perf's mappings not given mmap3's build-id: with %s's sample_id they "
-			"would pass perf's record size of 64 KiB\n",
-			(unsigned long long)st->too_long_added,
-			(unsigned long long)st->too_long_rewritten, perf_data);
+		msg_warn("%llu of mmap3's records not added and %llu of "
+			 "perf's mappings not given mmap3's build-id: with %s's sample_id they "
+			 "would pass perf's record size of 64 KiB",
+			 (unsigned long long)st->too_long_added,
+			 (unsigned long long)st->too_long_rewritten, perf_data);
 	if (st->side_lost)
-		fprintf(stderr, "mmap3: WARNING: %s lost %llu records while recording: some "
-			"mappings may lack mmap3's build-id (perf report counts them as "
-			"lost samples, apart from perf's own lost chunks)\n", side,
-			(unsigned long long)st->side_lost);
+		msg_warn("%s lost %llu records while recording: some "
+			 "mappings may lack mmap3's build-id (perf report counts them as "
+			 "lost samples, apart from perf's own lost chunks)", side,
+			 (unsigned long long)st->side_lost);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -78,8 +79,8 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(out, "-") || !strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")) {
-		fprintf(stderr, "mmap3 merge: '-': merge reads and writes perf.data files, not "
-			"streams (a pipe: perf record -o - | mmap3 inject | perf report -i -)\n");
+		msg_err("'-': merge reads and writes perf.data files, not "
+			"streams (a pipe: perf record -o - | mmap3 inject | perf report -i -)");
 		return 2;
 	}
 	if (merge_files(argv[optind], argv[optind + 1], out, &mo, &st))

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "msg.h"
 #include "openfile.h"
 #include "escape.h"
 
@@ -190,7 +191,7 @@ static const struct mmap3_record_header *session_next(struct session *s)
 	if (ret > 0)
 		return h;
 	if (!ret)
-		fprintf(stderr, "mmap3: reading %s: end of records\n", mmap3_device_path());
+		msg_err("reading %s: end of records", mmap3_device_path());
 	return NULL;
 }
 
@@ -235,7 +236,7 @@ static int buildid_of_dump(const char *module, pid_t pid)
 			if (m->build_id.status == MMAP3_BUILDID_FOUND || json)
 				print_id(&m->build_id, name);
 			else
-				fprintf(stderr, "mmap3: module %s: no build-id: %s\n", m->name,
+				msg_err("module %s: no build-id: %s", m->name,
 					mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
 			found = m->build_id.status == MMAP3_BUILDID_FOUND;
 			break;
@@ -252,12 +253,12 @@ static int buildid_of_dump(const char *module, pid_t pid)
 		return 1;
 	if (!found) {
 		if (module)
-			fprintf(stderr, "mmap3: module %s is not loaded\n", module);
+			msg_err("module %s is not loaded", module);
 		else if (pid)
-			fprintf(stderr, "mmap3: process %d does not exist or maps no "
-				"executable file\n", pid);
+			msg_err("process %d does not exist or maps no "
+				"executable file", pid);
 		else
-			fprintf(stderr, "mmap3: the module found no build-id for the kernel\n");
+			msg_err("the module found no build-id for the kernel");
 		return 1;
 	}
 	return 0;
@@ -277,11 +278,11 @@ static int buildid_of_path(const char *path)
 	/* Looked at first: a device or a FIFO is not opened. */
 	fd = open_checked(path, S_IFREG, &st);
 	if (fd == -1) {
-		fprintf(stderr, "mmap3: %s: %s\n", path, strerror(errno));
+		msg_err("%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (fd == -2 || !st.st_size) {
-		fprintf(stderr, "mmap3: %s: not a regular, non-empty file\n", path);
+		msg_err("%s: not a regular, non-empty file", path);
 		goto out;
 	}
 	filter.pids[0] = getpid();
@@ -293,8 +294,8 @@ static int buildid_of_path(const char *path)
 		goto out_session;
 	p = mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {
-		fprintf(stderr, "mmap3: %s: cannot map it executable (%s): the module sees "
-			"only executable mappings\n", path, strerror(errno));
+		msg_err("%s: cannot map it executable (%s): the module sees "
+			"only executable mappings", path, strerror(errno));
 		goto out_session;
 	}
 	if (mmap3_device_flush(s.fd))
@@ -308,7 +309,7 @@ static int buildid_of_path(const char *path)
 			print_id(&m->build_id, path);
 			ret = m->build_id.status != MMAP3_BUILDID_FOUND;
 		} else {
-			fprintf(stderr, "mmap3: %s: no build-id: %s\n", path,
+			msg_err("%s: no build-id: %s", path,
 				mmap3_status_str(m->build_id.status, buf, sizeof(buf)));
 		}
 		break;
@@ -382,7 +383,7 @@ int cmd_buildid(int argc, char **argv)
 		errno = 0;
 		pid = strtol(pid_arg, &end, 10);
 		if (end == pid_arg || *end || errno || pid <= 0 || pid > INT32_MAX) {
-			fprintf(stderr, "mmap3 buildid: --pid %s: not a process id\n", pid_arg);
+			msg_err("--pid %s: not a process id", pid_arg);
 			return 2;
 		}
 	}

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "cmd_common.h"
 #include "merge.h"
+#include "msg.h"
 #include "perf_command.h"
 #include "record.h"
 
@@ -132,7 +133,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 				long pid;
 
 				if (o->filter.nr_pids == MMAP3_FILTER_MAX_PIDS) {
-					fprintf(stderr, "mmap3 record: at most %d processes\n",
+					msg_err("at most %d processes",
 						MMAP3_FILTER_MAX_PIDS);
 					return 2;
 				}
@@ -140,8 +141,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 				pid = strtol(p, &end, 10);
 				if (end == p || (*end && *end != ',') || errno || pid <= 0 ||
 				    pid > INT32_MAX) {
-					fprintf(stderr, "mmap3 record: --pid %s: not a list of process "
-						"ids\n", optarg);
+					msg_err("--pid %s: not a list of process "
+						"ids", optarg);
 					return 2;
 				}
 				o->filter.pids[o->filter.nr_pids++] = (int)pid;
@@ -153,14 +154,14 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->filter.flags |= MMAP3_FILTER_DATA;
 			break;
 		case 'S':
-			if (option_seconds("record", "capture-max-seconds", optarg,
+			if (option_seconds("capture-max-seconds", optarg,
 					   &o->capture_max_seconds))
 				return 2;
 			break;
 		case 'k':
 			if (clock_parse(optarg, &o->clock)) {
-				fprintf(stderr, "mmap3 record: --clock %s: not a clock; expected one "
-					"of " CLOCK_NAMES ", or a clockid's number\n", optarg);
+				msg_err("--clock %s: not a clock; expected one "
+					"of " CLOCK_NAMES ", or a clockid's number", optarg);
 				return 2;
 			}
 			break;
@@ -169,16 +170,17 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case 'T':
 			size = c == 'b' ? &o->buffer_size : c == 'F' ? &o->capture_max_file :
 			       &o->capture_max_total;
-			if (option_size("record", c == 'b' ? "buffer-size" : c == 'F' ?
+			if (option_size(c == 'b' ? "buffer-size" : c == 'F' ?
 					"capture-max-file" : "capture-max-total", optarg, size))
 				return 2;
 			break;
 		case 'm':
-			if (option_module_dir("record", &kmods, optarg))
+			if (option_module_dir(&kmods, optarg))
 				return 2;
 			break;
 		case 'q':
 			o->quiet = 1;
+			msg_set_quiet(1);
 			o->status_line = 0;
 			break;
 		case 'h':
@@ -201,8 +203,8 @@ static void report_skipped(const struct record_result *res, const char *dir)
 {
 	capture_report_skipped(&res->capture, dir);
 	if (res->stats_failed)
-		fprintf(stderr, "mmap3: WARNING: the module's statistics could not be read "
-			"(above): files it gave no copy of are not counted\n");
+		msg_warn("the module's statistics could not be read "
+			 "(above): files it gave no copy of are not counted");
 }
 
 /* @path as an absolute name: its directory resolved, its own name kept. */
@@ -235,8 +237,8 @@ static int output_clash(const struct record_opts *o)
 	if (!theirs || absolute(o->output, a, sizeof(a)) || absolute(theirs, b, sizeof(b)) ||
 	    strcmp(a, b))
 		return 0;
-	fprintf(stderr, "mmap3 record: -o %s: the command writes %s too; give the side file "
-		"another name (e.g. -o mmap3.data)\n", o->output, theirs);
+	msg_err("-o %s: the command writes %s too; give the side file "
+		"another name (e.g. -o mmap3.data)", o->output, theirs);
 	return 1;
 }
 
@@ -259,25 +261,25 @@ static int merge_setup(struct record_opts *o, struct profile_before *p, char **s
 	static const char *const no_cache[] = { "-N", "--no-buildid-cache", NULL };
 
 	if (!o->argv || !perf_command_is_record(o->argv)) {
-		fprintf(stderr, "mmap3 record: --merge: expected '-- perf record ...': the file "
-			"merged into is perf record's profile\n");
+		msg_err("--merge: expected '-- perf record ...': the file "
+			"merged into is perf record's profile");
 		return 2;
 	}
 	p->path = perf_command_output(o->argv);
 	if (!strcmp(p->path, "-")) {
-		fprintf(stderr, "mmap3 record: --merge: perf record writes standard output (-o "
+		msg_err("--merge: perf record writes standard output (-o "
 			"-, or no -o and standard output a pipe): there is no profile to "
-			"merge into; give it a file with -o\n");
+			"merge into; give it a file with -o");
 		return 2;
 	}
 	if (perf_command_has(o->argv, chunked)) {
-		fprintf(stderr, "mmap3 record: --merge: perf record --switch-output writes a "
+		msg_err("--merge: perf record --switch-output writes a "
 			"file per chunk: record without --merge and merge each chunk with the "
-			"side file (mmap3 merge CHUNK SIDE -o OUT)\n");
+			"side file (mmap3 merge CHUNK SIDE -o OUT)");
 		return 2;
 	}
 	if (capture_dir_given && no_capture) {
-		fprintf(stderr, "mmap3 record: --capture and --no-capture: give one\n");
+		msg_err("--capture and --no-capture: give one");
 		return 2;
 	}
 	if (!output_given) {
@@ -293,9 +295,8 @@ static int merge_setup(struct record_opts *o, struct profile_before *p, char **s
 		return 1;
 	o->capture_dir = *dir;
 	o->filter.flags |= MMAP3_FILTER_CAPTURE;
-	if (!o->quiet)
-		fprintf(stderr, "mmap3: capturing binaries into %s, where perf looks for them "
-			"(--no-capture: none)\n", *dir);
+	msg_info("capturing binaries into %s, where perf looks for them "
+		"(--no-capture: none)", *dir);
 	return -1;
 }
 
@@ -314,12 +315,12 @@ static int merge_profile(const struct record_opts *o, const struct profile_befor
 				     now.st_dev == p->st.st_dev &&
 				     now.st_mtim.tv_sec == p->st.st_mtim.tv_sec &&
 				     now.st_mtim.tv_nsec == p->st.st_mtim.tv_nsec)) {
-		fprintf(stderr, "mmap3: %s: not written by perf record: nothing merged; "
-			"mmap3's records are in %s\n", p->path, o->output);
+		msg_err("%s: not written by perf record: nothing merged; "
+			"mmap3's records are in %s", p->path, o->output);
 		return 1;
 	}
 	if (merge_files(p->path, o->output, p->path, &mo, &st)) {
-		fprintf(stderr, "mmap3: %s left as perf wrote it; mmap3's records are in %s\n",
+		msg_err("%s left as perf wrote it; mmap3's records are in %s",
 			p->path, o->output);
 		return 1;
 	}
@@ -353,8 +354,8 @@ static int record(int argc, char **argv)
 	}
 	ret = 2;
 	if (!strcmp(o.output, "-")) {
-		fprintf(stderr, "mmap3 record: -o -: the side file is a perf.data file, not a "
-			"stream: give it a name\n");
+		msg_err("-o -: the side file is a perf.data file, not a "
+			"stream: give it a name");
 		goto out;
 	}
 	if (output_clash(&o))
@@ -362,26 +363,25 @@ static int record(int argc, char **argv)
 	ret = 1;
 	if (record_run(&o, &res))
 		goto out;
-	if (!o.quiet)
-		fprintf(stderr, "mmap3: wrote %s: %llu mappings (%llu without a build-id), "
-			"%llu modules\n", o.output, (unsigned long long)res.side.mmaps,
-			(unsigned long long)res.side.no_build_id,
-			(unsigned long long)res.side.modules);
-	if (o.capture_dir && !o.quiet)
-		fprintf(stderr, "mmap3: captured %llu files (%llu MB) in %s, %llu there already, "
-			"%llu changed after mapping\n", (unsigned long long)res.capture.stored,
+	msg_info("wrote %s: %llu mappings (%llu without a build-id), "
+		"%llu modules", o.output, (unsigned long long)res.side.mmaps,
+		(unsigned long long)res.side.no_build_id,
+		(unsigned long long)res.side.modules);
+	if (o.capture_dir)
+		msg_info("captured %llu files (%llu MB) in %s, %llu there already, "
+			"%llu changed after mapping", (unsigned long long)res.capture.stored,
 			(unsigned long long)(res.capture.bytes >> 20), o.capture_dir,
 			(unsigned long long)res.capture.cached,
 			(unsigned long long)res.capture.changed);
 	if (o.capture_dir)
 		report_skipped(&res, o.capture_dir);
 	if (res.side.lost)
-		fprintf(stderr, "mmap3: WARNING: %llu records LOST: the profile may miss "
-			"mappings; use a larger --buffer-size\n",
-			(unsigned long long)res.side.lost);
+		msg_warn("%llu records LOST: the profile may miss "
+			 "mappings; use a larger --buffer-size",
+			 (unsigned long long)res.side.lost);
 	if (res.capture_failed) {
-		fprintf(stderr, "mmap3: capturing files into %s failed (see above); stopped "
-			"capturing there\n", o.capture_dir);
+		msg_err("capturing files into %s failed (see above); stopped "
+			"capturing there", o.capture_dir);
 		status = 1;
 	}
 	if (merge && merge_profile(&o, &profile))

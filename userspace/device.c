@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "msg.h"
 #include "openfile.h"
 
 const char *mmap3_device_path(void)
@@ -39,7 +40,7 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	if (fd == -1 && errno == EACCES)
 		fd = open_checked(path, S_IFCHR, &st);
 	if (fd == -2) {
-		fprintf(stderr, "mmap3: %s: %s, expected the mmap3 character device\n", path,
+		msg_err("%s: %s, expected the mmap3 character device", path,
 			file_type_name(&st));
 		return -1;
 	}
@@ -47,28 +48,28 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 		int err = errno;
 
 		if (err == ENOENT || err == ENXIO || err == ENODEV)
-			fprintf(stderr, "mmap3: %s: %s: the mmap3 module is not loaded "
+			msg_err("%s: %s: the mmap3 module is not loaded "
 				"(load it with 'modprobe mmap3'; to install it, see "
-				"'make dkms-install' in the README)\n", path, strerror(err));
+				"'make dkms-install' in the README)", path, strerror(err));
 		else if (err == EPERM || err == EACCES)
-			fprintf(stderr, "mmap3: %s: %s: opening it needs CAP_PERFMON or "
-				"CAP_SYS_ADMIN (run as root)\n", path, strerror(err));
+			msg_err("%s: %s: opening it needs CAP_PERFMON or "
+				"CAP_SYS_ADMIN (run as root)", path, strerror(err));
 		else
-			fprintf(stderr, "mmap3: %s: %s\n", path, strerror(err));
+			msg_err("%s: %s", path, strerror(err));
 		return -1;
 	}
 
 	memset(ver, 0, sizeof(*ver));
 	ver->size = sizeof(*ver);
 	if (ioctl(fd, MMAP3_IOC_ABI_VERSION, ver) < 0) {
-		fprintf(stderr, "mmap3: %s: ABI version ioctl failed: %s: not an mmap3 "
-			"device, or a module too old for this tool\n", path, strerror(errno));
+		msg_err("%s: ABI version ioctl failed: %s: not an mmap3 "
+			"device, or a module too old for this tool", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (ver->major != MMAP3_ABI_MAJOR) {
-		fprintf(stderr, "mmap3: %s: the module speaks ABI %u.%u, this tool ABI %u.%u: "
-			"install a tool and module of the same major version\n", path,
+		msg_err("%s: the module speaks ABI %u.%u, this tool ABI %u.%u: "
+			"install a tool and module of the same major version", path,
 			ver->major, ver->minor, MMAP3_ABI_MAJOR, MMAP3_ABI_MINOR);
 		close(fd);
 		return -1;
@@ -115,22 +116,22 @@ int mmap3_device_open_loading(struct mmap3_abi_version *ver)
 		return mmap3_device_open(ver);
 	ret = modprobe_mmap3();
 	if (ret) {
-		fprintf(stderr, "mmap3: %s is missing and 'modprobe mmap3' failed (%s %d): "
-			"is the mmap3-dkms package installed for this kernel?\n", path,
+		msg_err("%s is missing and 'modprobe mmap3' failed (%s %d): "
+			"is the mmap3-dkms package installed for this kernel?", path,
 			ret < 0 ? "status" : "exit", ret);
 		return -1;
 	}
 	/* devtmpfs makes the node before modprobe returns; udev may redo it. */
 	for (i = 0; i < 100 && access(path, F_OK); i++)
 		nanosleep(&tick, NULL);
-	fprintf(stderr, "mmap3: loaded the mmap3 module ('modprobe mmap3'); it stays loaded "
-		"until 'modprobe -r mmap3'\n");
+	msg_err("loaded the mmap3 module ('modprobe mmap3'); it stays loaded "
+		"until 'modprobe -r mmap3'");
 	return mmap3_device_open(ver);
 }
 
 static int ioctl_failed(const char *what)
 {
-	fprintf(stderr, "mmap3: %s: %s: %s\n", mmap3_device_path(), what, strerror(errno));
+	msg_err("%s: %s: %s", mmap3_device_path(), what, strerror(errno));
 	return -1;
 }
 

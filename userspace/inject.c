@@ -48,6 +48,7 @@
 #include "device.h"
 #include "inject.h"
 #include "mapping.h"
+#include "msg.h"
 #include "outfile.h"
 #include "perf/reader.h"
 #include "pidset.h"
@@ -127,10 +128,10 @@ static int out_flush(struct out *o)
 			continue;
 		if (n < 0) {
 			if (errno == EPIPE)
-				fprintf(stderr, "mmap3 inject: %s: the reader closed the pipe "
-					"(did perf report exit?)\n", o->name);
+				msg_err("%s: the reader closed the pipe "
+					"(did perf report exit?)", o->name);
 			else
-				fprintf(stderr, "mmap3 inject: %s: cannot write: %s\n", o->name,
+				msg_err("%s: cannot write: %s", o->name,
 					strerror(errno));
 			o->failed = 1;
 		}
@@ -323,7 +324,7 @@ static int feed_drain(struct feed *f)
 
 	while ((ret = mmap3_records_next(&f->records, &h)) > 0)
 		if (feed_record(f, h)) {
-			fprintf(stderr, "mmap3 inject: out of memory for the session's records\n");
+			msg_err("out of memory for the session's records");
 			return -1;
 		}
 	return ret;
@@ -478,7 +479,7 @@ struct inject {
 
 static int err_mem(void)
 {
-	fprintf(stderr, "mmap3 inject: out of memory\n");
+	msg_err("out of memory");
 	return -1;
 }
 
@@ -803,8 +804,8 @@ static int round_add(struct inject *j, const struct perf_rec *rec)
 
 	/* A round is held whole: a payload announced past that is refused, not trusted. */
 	if (rec->payload > PAYLOAD_MAX) {
-		fprintf(stderr, "mmap3 inject: %s: offset %llu: a record announcing %llu bytes "
-			"after it, expected at most %u (perf's AUX buffers are smaller)\n",
+		msg_err("%s: offset %llu: a record announcing %llu bytes "
+			"after it, expected at most %u (perf's AUX buffers are smaller)",
 			j->in.path, (unsigned long long)rec->offset,
 			(unsigned long long)rec->payload, PAYLOAD_MAX);
 		return -1;
@@ -828,7 +829,7 @@ static int round_add(struct inject *j, const struct perf_rec *rec)
 	memcpy(j->rbuf + j->rlen, rec->h, rec->h->size);
 	j->rlen += rec->h->size;
 	if (rec->payload && perf_reader_payload(&j->in, round_payload, j)) {
-		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j->in));
+		msg_err("%s", perf_reader_error(&j->in));
 		return -1;
 	}
 	return 0;
@@ -1033,12 +1034,6 @@ static int write_round(struct inject *j, int end)
 
 /* ---- the session ---- */
 
-/* Nothing to erase: inject draws no status line. */
-static void no_status_line(void *arg)
-{
-	(void)arg;
-}
-
 static int session_start(struct inject *j)
 {
 	const struct inject_opts *o = j->o;
@@ -1069,7 +1064,7 @@ static int session_start(struct inject *j)
 		j->capture.max_seconds = o->capture_max_seconds;
 		/* perf keeps the vdso in its cache: so does the directory. */
 		vdso_failed = capture_store_vdso(&j->capture);
-		if (capture_worker_start(&j->worker, &j->capture, f->dev, no_status_line, NULL))
+		if (capture_worker_start(&j->worker, &j->capture, f->dev))
 			return -1;
 		if (vdso_failed)
 			capture_worker_abandon(&j->worker);
@@ -1077,14 +1072,14 @@ static int session_start(struct inject *j)
 	}
 	f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (f->wake < 0) {
-		fprintf(stderr, "mmap3 inject: eventfd: %s\n", strerror(errno));
+		msg_err("eventfd: %s", strerror(errno));
 		return -1;
 	}
 	if (mmap3_device_enable(f->dev))
 		return -1;
 	mmap3_records_set_wait(&f->records, 0);
 	if (pthread_create(&f->thread, NULL, feed_main, f)) {
-		fprintf(stderr, "mmap3 inject: cannot start a thread\n");
+		msg_err("cannot start a thread");
 		return -1;
 	}
 	f->started = 1;
@@ -1123,32 +1118,32 @@ static int open_input(struct inject *j)
 	if (j->o->input && strcmp(j->o->input, "-")) {
 		fd = open(j->o->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0) {
-			fprintf(stderr, "mmap3 inject: %s: %s\n", name, strerror(errno));
+			msg_err("%s: %s", name, strerror(errno));
 			return -1;
 		}
 	} else {
 		name = "standard input";
 		if (isatty(0)) {
-			fprintf(stderr, "mmap3 inject: standard input is a terminal, expected perf's "
-				"data: perf record -o - ... | mmap3 inject | perf report -i -\n");
+			msg_err("standard input is a terminal, expected perf's "
+				"data: perf record -o - ... | mmap3 inject | perf report -i -");
 			return -1;
 		}
 		fd = dup(0);
 	}
 	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "mmap3 inject: %s: %s\n", name, strerror(errno));
+		msg_err("%s: %s", name, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
-		fprintf(stderr, "mmap3 inject: %s: not a pipe or a file, expected perf's data\n",
+		msg_err("%s: not a pipe or a file, expected perf's data",
 			name);
 		close(fd);
 		return -1;
 	}
 	if (perf_reader_open_stream(&j->in, fd, name)) {
-		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j->in));
+		msg_err("%s", perf_reader_error(&j->in));
 		return -1;
 	}
 	return 0;
@@ -1176,8 +1171,8 @@ static int open_output(struct inject *j)
 	o->name = "standard output";
 	o->fd = 1;
 	if (isatty(1)) {
-		fprintf(stderr, "mmap3 inject: standard output is a terminal: pipe it into "
-			"perf report -i -, or give -o FILE\n");
+		msg_err("standard output is a terminal: pipe it into "
+			"perf report -i -, or give -o FILE");
 		return -1;
 	}
 	o->buf = malloc(OUT_BUF);
@@ -1223,8 +1218,8 @@ static int close_output(struct inject *j, int whole)
 		return o->buf ? out_flush(o) : 0;
 	if (!o->pw_open) {
 		if (whole)
-			fprintf(stderr, "mmap3 inject: %s: perf's stream ended before its first "
-				"event: no file written\n", o->name);
+			msg_err("%s: perf's stream ended before its first "
+				"event: no file written", o->name);
 		return whole ? -1 : 0;
 	}
 	if (whole && !o->failed && len) {
@@ -1273,7 +1268,7 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 			goto out;
 		if (!j.session_up && !j.session_failed && j.in.attrs_ready && session_start(&j)) {
 			j.session_failed = 1;
-			fprintf(stderr, "mmap3 inject: passing perf's data on unchanged\n");
+			msg_err("passing perf's data on unchanged");
 		}
 		if (mapping_record_pid(rec.h, &pid) && pidset_add(&j.pids, pid)) {
 			err_mem();
@@ -1288,7 +1283,7 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 			goto out;
 	}
 	if (r < 0) {
-		fprintf(stderr, "mmap3 inject: %s\n", perf_reader_error(&j.in));
+		msg_err("%s", perf_reader_error(&j.in));
 		goto out;
 	}
 	if (write_round(&j, 1))
@@ -1300,8 +1295,8 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	ret = j.session_failed ? -1 : 0;
 out:
 	if (session_stop(&j)) {
-		fprintf(stderr, "mmap3 inject: the session failed (above): mmap3's records end "
-			"there, perf's data went on without them\n");
+		msg_err("the session failed (above): mmap3's records end "
+			"there, perf's data went on without them");
 		ret = -1;
 	}
 	if (j.worker.started) {

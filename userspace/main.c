@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "msg.h"
 
 #ifndef MMAP3_VERSION
 #define MMAP3_VERSION "unknown"
@@ -92,7 +93,7 @@ static int help(const char *name)
 	char page[64], *help_argv[] = { (char *)name, "--help", NULL };
 
 	if (!c) {
-		fprintf(stderr, "mmap3: unknown command '%s'\n", name);
+		msg_err("unknown command '%s'", name);
 		usage(stderr);
 		return 2;
 	}
@@ -108,7 +109,7 @@ static int help(const char *name)
 static int close_stdout(int ret)
 {
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		fprintf(stderr, "mmap3: writing to standard output: %s\n",
+		msg_err("writing to standard output: %s",
 			errno ? strerror(errno) : "error");
 		return ret ? ret : 1;
 	}
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return close_stdout(commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "mmap3: unknown command '%s'\n", argv[1]);
+	msg_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

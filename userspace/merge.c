@@ -42,6 +42,7 @@
 #include "hash.h"
 #include "mapping.h"
 #include "merge.h"
+#include "msg.h"
 #include "perf/reader.h"
 #include "pidset.h"
 #include "perf/writer.h"
@@ -109,7 +110,7 @@ struct merge {
 
 static int err_mem(const char *path)
 {
-	fprintf(stderr, "mmap3: %s: out of memory\n", path);
+	msg_err("%s: out of memory", path);
 	return -1;
 }
 
@@ -181,7 +182,7 @@ static int load_side(struct merge *m)
 	int ret;
 
 	if (m->side.nr_attrs != 1 || a->sample_type != SIDE_SAMPLE_TYPE || !a->sample_id_all) {
-		fprintf(stderr, "mmap3: %s: not an mmap3 side file (its attr is not mmap3's)\n",
+		msg_err("%s: not an mmap3 side file (its attr is not mmap3's)",
 			m->side.path);
 		return -1;
 	}
@@ -231,7 +232,7 @@ static int load_side(struct merge *m)
 		m->nr++;
 	}
 	if (ret < 0)
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+		msg_err("%s", perf_reader_error(&m->side));
 	return ret;
 }
 
@@ -414,8 +415,8 @@ static int check_session(struct merge *m)
 	unsigned int i;
 
 	if (p->use_clockid != s->use_clockid || (p->use_clockid && p->clockid != s->clockid)) {
-		fprintf(stderr, "mmap3: %s was recorded with the clock %s, %s with %s: their "
-			"times cannot be compared; record mmap3 with --clock as perf record -k\n",
+		msg_err("%s was recorded with the clock %s, %s with %s: their "
+			"times cannot be compared; record mmap3 with --clock as perf record -k",
 			m->in.path, attr_clock(p, c1, sizeof(c1)), m->side.path,
 			attr_clock(s, c2, sizeof(c2)));
 		return -1;
@@ -425,12 +426,9 @@ static int check_session(struct merge *m)
 		    !perf_reader_string_feature(&m->side, same[i].bit, b, sizeof(b)))
 			continue;
 		if (strcmp(a, b)) {
-			/* Both names come from the files: escaped. */
-			fprintf(stderr, "mmap3: %s was recorded on %s ", m->in.path, same[i].what);
-			escape_text(stderr, a, sizeof(a));
-			fprintf(stderr, ", %s on %s ", m->side.path, same[i].what);
-			escape_text(stderr, b, sizeof(b));
-			fprintf(stderr, ": not one session, so their times and pids do not match\n");
+			msg_err("%s was recorded on %s %s, %s on %s %s: not one session, so their "
+				"times and pids do not match", m->in.path, same[i].what, a,
+				m->side.path, same[i].what, b);
 			return -1;
 		}
 	}
@@ -449,12 +447,12 @@ static int check_overlap(struct merge *m)
 
 	/* The session's span, which its records alone may not reach the end of. */
 	if (perf_reader_feature(&m->side, HEADER_SAMPLE_TIME, (void **)&span, &len)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+		msg_err("%s", perf_reader_error(&m->side));
 		return -1;
 	}
 	if (span && (len != 2 * sizeof(*span) || !span[0] || span[0] > span[1])) {
-		fprintf(stderr, "mmap3: %s: offset %llu: a SAMPLE_TIME section of %zu bytes, "
-			"expected the session's first and last time (16 bytes, in order)\n",
+		msg_err("%s: offset %llu: a SAMPLE_TIME section of %zu bytes, "
+			"expected the session's first and last time (16 bytes, in order)",
 			m->side.path, (unsigned long long)m->side.feat[HEADER_SAMPLE_TIME].offset,
 			len);
 		free(span);
@@ -471,9 +469,9 @@ static int check_overlap(struct merge *m)
 		return 0;
 	if (m->side_first <= m->in_last && m->in_first <= m->side_last)
 		return 0;
-	fprintf(stderr, "mmap3: %s spans the times %llu.%09llu to %llu.%09llu, %s %llu.%09llu "
+	msg_err("%s spans the times %llu.%09llu to %llu.%09llu, %s %llu.%09llu "
 		"to %llu.%09llu: they do not overlap, so they are not of one session; record "
-		"mmap3 beside that perf record\n", m->in.path,
+		"mmap3 beside that perf record", m->in.path,
 		(unsigned long long)(m->in_first / 1000000000),
 		(unsigned long long)(m->in_first % 1000000000),
 		(unsigned long long)(m->in_last / 1000000000),
@@ -492,13 +490,13 @@ static int check_attrs(struct merge *m)
 
 	for (i = 0; i < m->in.nr_attrs; i++)
 		if (!m->in.attrs[i].attr.sample_id_all) {
-			fprintf(stderr, "mmap3: %s: attr %u was recorded without sample_id_all: its "
-				"records have no time, so nothing can be merged in order\n",
+			msg_err("%s: attr %u was recorded without sample_id_all: its "
+				"records have no time, so nothing can be merged in order",
 				m->in.path, i);
 			return -1;
 		}
 	if (!(m->in.id.fields & PERF_SAMPLE_TIME)) {
-		fprintf(stderr, "mmap3: %s: recorded without timestamps (no PERF_SAMPLE_TIME)\n",
+		msg_err("%s: recorded without timestamps (no PERF_SAMPLE_TIME)",
 			m->in.path);
 		return -1;
 	}
@@ -584,11 +582,11 @@ static int merge_build_ids(struct merge *m, struct perf_writer *w)
 	int ret = -1;
 
 	if (perf_reader_build_ids(&m->in, &a, &la)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+		msg_err("%s", perf_reader_error(&m->in));
 		goto out;
 	}
 	if (perf_reader_build_ids(&m->side, &b, &lb)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->side));
+		msg_err("%s", perf_reader_error(&m->side));
 		goto out;
 	}
 	out = malloc(la + lb + 1);
@@ -621,14 +619,14 @@ static int rewrite_auxtrace_index(struct merge *m, struct perf_writer *w)
 	int ret = -1;
 
 	if (perf_reader_feature(&m->in, HEADER_AUXTRACE, (void **)&buf, &len)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+		msg_err("%s", perf_reader_error(&m->in));
 		return -1;
 	}
 	if (!buf)
 		return 0;
 	if (len < 8 || (memcpy(&nr, buf, 8), nr > (len - 8) / sizeof(e))) {
-		fprintf(stderr, "mmap3: %s: the AUXTRACE index of %zu bytes, expected a count "
-			"and that many entries of %zu\n", m->in.path, len, sizeof(e));
+		msg_err("%s: the AUXTRACE index of %zu bytes, expected a count "
+			"and that many entries of %zu", m->in.path, len, sizeof(e));
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
@@ -644,8 +642,8 @@ static int rewrite_auxtrace_index(struct merge *m, struct perf_writer *w)
 		}
 		if (lo == m->nr_spans || m->spans[lo].off > e.file_offset || m->spans[lo].r ||
 		    m->spans[lo].kernel) {
-			fprintf(stderr, "mmap3: %s: AUXTRACE index entry %llu points at offset %llu, "
-				"expected an AUXTRACE record there\n", m->in.path,
+			msg_err("%s: AUXTRACE index entry %llu points at offset %llu, "
+				"expected an AUXTRACE record there", m->in.path,
 				(unsigned long long)i, (unsigned long long)e.file_offset);
 			goto out;
 		}
@@ -735,7 +733,7 @@ static int pass1(struct merge *m)
 		m->spans[m->nr_spans - 1].sum = span_sum(m, m->spans[m->nr_spans - 1].sum, h);
 	}
 	if (ret < 0)
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+		msg_err("%s", perf_reader_error(&m->in));
 	return ret;
 }
 
@@ -749,7 +747,7 @@ static int copy_span(struct merge *m, struct perf_writer *w, const struct span *
 	while (m->in.pos < s->off + s->len) {
 		ret = perf_reader_next(&m->in, &rec);
 		if (ret < 0) {
-			fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+			msg_err("%s", perf_reader_error(&m->in));
 			return -1;
 		}
 		if (!ret || rec.in_header)
@@ -790,7 +788,7 @@ static int pass2(struct merge *m, struct perf_writer *w)
 		if (s->r || s->kernel) {
 			/* A mapping to rewrite: its header first, as pass 1 read it. */
 			if (perf_reader_next_as(&m->in, &rec, &s->h)) {
-				fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m->in));
+				msg_err("%s", perf_reader_error(&m->in));
 				return -1;
 			}
 			sum = span_sum(m, sum, rec.h);
@@ -801,10 +799,10 @@ static int pass2(struct merge *m, struct perf_writer *w)
 			return -1;
 		}
 		if (m->in.pos != s->off + s->len || sum != s->sum) {
-			fprintf(stderr, "mmap3: %s: offset %llu: the %llu bytes of records there "
+			msg_err("%s: offset %llu: the %llu bytes of records there "
 				"are not those the first pass read: expected the file unchanged "
 				"while it is read (was it written to, if only through a shared "
-				"mapping?)\n",
+				"mapping?)",
 				m->in.path, (unsigned long long)s->off, (unsigned long long)s->len);
 			return -1;
 		}
@@ -823,7 +821,7 @@ static int inputs_unchanged(struct merge *m)
 
 	for (i = 0; i < 2; i++)
 		if (perf_reader_unchanged(in[i])) {
-			fprintf(stderr, "mmap3: %s\n", perf_reader_error(in[i]));
+			msg_err("%s", perf_reader_error(in[i]));
 			return -1;
 		}
 	return 0;
@@ -842,7 +840,7 @@ static int write_output(struct merge *m, const char *path)
 	int ret = -1;
 
 	if (fstat(m->in.fd, &inputs[0].st) || fstat(m->side.fd, &inputs[1].st)) {
-		fprintf(stderr, "mmap3: %s: %s\n", m->in.path, strerror(errno));
+		msg_err("%s: %s", m->in.path, strerror(errno));
 		return -1;
 	}
 	attrs = calloc(m->in.nr_attrs, sizeof(*attrs));
@@ -886,15 +884,15 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 	memset(stats, 0, sizeof(*stats));
 	m.in.fd = m.side.fd = -1;
 	if (getrandom(m.key, sizeof(m.key), 0) != sizeof(m.key)) {
-		fprintf(stderr, "mmap3: cannot get a random key: %s\n", strerror(errno));
+		msg_err("cannot get a random key: %s", strerror(errno));
 		return -1;
 	}
 	if (perf_reader_open(&m.in, perf_data)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m.in));
+		msg_err("%s", perf_reader_error(&m.in));
 		return -1;
 	}
 	if (perf_reader_open(&m.side, side)) {
-		fprintf(stderr, "mmap3: %s\n", perf_reader_error(&m.side));
+		msg_err("%s", perf_reader_error(&m.side));
 		goto out;
 	}
 	if (check_attrs(&m) || load_side(&m) || check_session(&m) || order_side(&m) ||

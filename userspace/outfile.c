@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "outfile.h"
 
 #define MODE		0600
@@ -138,26 +139,26 @@ static int check_target(const struct outfile *o)
 	if (fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT && !r)
 			return 0;
-		fprintf(stderr, "mmap3: %s: %s\n", o->path, r && errno == ENOENT ?
+		msg_err("%s: %s", o->path, r && errno == ENOENT ?
 			"removed while it was read: not replaced" : strerror(errno));
 		return -1;
 	}
 	if (r) {
 		if (st.st_dev == r->st.st_dev && st.st_ino == r->st.st_ino)
 			return 0;
-		fprintf(stderr, "mmap3: %s: another file under that name since it was read: "
-			"not replaced\n", o->path);
+		msg_err("%s: another file under that name since it was read: "
+			"not replaced", o->path);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "mmap3: %s: %s, not replaced: give the path of a regular "
-			"file or a new one\n", o->path, file_type(st.st_mode));
+		msg_err("%s: %s, not replaced: give the path of a regular "
+			"file or a new one", o->path, file_type(st.st_mode));
 		return -1;
 	}
 	for (i = 0; i < o->nr_inputs; i++)
 		if (st.st_dev == o->inputs[i].st.st_dev && st.st_ino == o->inputs[i].st.st_ino) {
-			fprintf(stderr, "mmap3: %s: the same file as the input %s: the output "
-				"must not be an input\n", o->path, o->inputs[i].path);
+			msg_err("%s: the same file as the input %s: the output "
+				"must not be an input", o->path, o->inputs[i].path);
 			return -1;
 		}
 	return 0;
@@ -178,7 +179,7 @@ static int create(struct outfile *o)
 		return 0;
 	/* EOPNOTSUPP: not on this file system; EISDIR: not in this kernel. */
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-		fprintf(stderr, "mmap3: %s: cannot create: %s\n", o->path, strerror(errno));
+		msg_err("%s: cannot create: %s", o->path, strerror(errno));
 		return -1;
 	}
 #endif
@@ -205,7 +206,7 @@ static int create(struct outfile *o)
 			break;
 	}
 	errno = err;
-	fprintf(stderr, "mmap3: %s: cannot create: %s\n", o->path, strerror(errno));
+	msg_err("%s: cannot create: %s", o->path, strerror(errno));
 	o->tmp[0] = 0;
 	return -1;
 }
@@ -233,17 +234,17 @@ int outfile_open(struct outfile *o, const char *path, const struct outfile_input
 	o->inputs = inputs;
 	o->nr_inputs = nr;
 	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > NAME_MAX) {
-		fprintf(stderr, "mmap3: %s: not a file name\n", path);
+		msg_err("%s: not a file name", path);
 		return -1;
 	}
 	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	if (!dir) {
-		fprintf(stderr, "mmap3: %s: out of memory\n", path);
+		msg_err("%s: out of memory", path);
 		return -1;
 	}
 	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (o->dirfd < 0) {
-		fprintf(stderr, "mmap3: %s: cannot create: %s: %s\n", path, dir, strerror(errno));
+		msg_err("%s: cannot create: %s: %s", path, dir, strerror(errno));
 		free(dir);
 		return -1;
 	}
@@ -264,7 +265,7 @@ int outfile_open_at(struct outfile *o, int dirfd, const char *name, const char *
 	o->dirfd = dirfd;
 	o->fd = -1;
 	if (strlen(name) > NAME_MAX || strchr(name, '/')) {
-		fprintf(stderr, "mmap3: %s: not a file name\n", path);
+		msg_err("%s: not a file name", path);
 		return -1;
 	}
 	strcpy(o->name, name);
@@ -299,7 +300,7 @@ static int keep_old(struct outfile *o)
 	if (fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 		return 0;
 	if (snprintf(old, sizeof(old), "%s.old", o->name) >= (int)sizeof(old)) {
-		fprintf(stderr, "mmap3: %s: replaced; its name is too long to keep it as .old\n",
+		msg_err("%s: replaced; its name is too long to keep it as .old",
 			o->path);
 		return 0;
 	}
@@ -308,16 +309,16 @@ static int keep_old(struct outfile *o)
 		for (i = 0; i < o->nr_inputs; i++)
 			if (st.st_dev == o->inputs[i].st.st_dev &&
 			    st.st_ino == o->inputs[i].st.st_ino) {
-				fprintf(stderr, "mmap3: %s exists, and keeping it as %s.old would "
-					"lose the input %s: give another output\n", o->path,
+				msg_err("%s exists, and keeping it as %s.old would "
+					"lose the input %s: give another output", o->path,
 					o->path, o->inputs[i].path);
 				return -1;
 			}
 	if (renameat(o->dirfd, o->name, o->dirfd, old))
-		fprintf(stderr, "mmap3: %s: cannot keep the previous file as %s: %s; replaced\n",
+		msg_err("%s: cannot keep the previous file as %s: %s; replaced",
 			o->path, old, strerror(errno));
 	else
-		fprintf(stderr, "mmap3: kept the previous %s as %s.old\n", o->path, o->path);
+		msg_err("kept the previous %s as %s.old", o->path, o->path);
 	return 0;
 }
 
@@ -327,7 +328,7 @@ int outfile_commit(struct outfile *o)
 	int ret = -1;
 
 	if (fsync(o->fd)) {
-		fprintf(stderr, "mmap3: %s: cannot write: %s\n", o->path, strerror(errno));
+		msg_err("%s: cannot write: %s", o->path, strerror(errno));
 		goto out;
 	}
 	if (!o->replace) {
@@ -338,7 +339,7 @@ int outfile_commit(struct outfile *o)
 		else if (errno == EEXIST)
 			ret = OUTFILE_EXISTED;
 		else
-			fprintf(stderr, "mmap3: %s: cannot create: %s\n", o->path, strerror(errno));
+			msg_err("%s: cannot create: %s", o->path, strerror(errno));
 		goto out;
 	}
 	if (check_target(o))
@@ -349,13 +350,13 @@ int outfile_commit(struct outfile *o)
 			goto out;
 		}
 		if (errno != EEXIST) {
-			fprintf(stderr, "mmap3: %s: cannot create: %s\n", o->path, strerror(errno));
+			msg_err("%s: cannot create: %s", o->path, strerror(errno));
 			goto out;
 		}
 		/* Replacing a file: link under a fresh name, then rename over it. */
 		temp_name(o->name, tmp);
 		if (link_unnamed(o, tmp)) {
-			fprintf(stderr, "mmap3: %s: cannot create: %s\n", o->path, strerror(errno));
+			msg_err("%s: cannot create: %s", o->path, strerror(errno));
 			goto out;
 		}
 		memcpy(o->tmp, tmp, sizeof(tmp));
@@ -363,7 +364,7 @@ int outfile_commit(struct outfile *o)
 	if (!replaced_input(o) && keep_old(o))
 		goto out;
 	if (renameat(o->dirfd, o->tmp, o->dirfd, o->name))
-		fprintf(stderr, "mmap3: %s: cannot rename the complete file into place: %s\n",
+		msg_err("%s: cannot rename the complete file into place: %s",
 			o->path, strerror(errno));
 	else
 		ret = 0;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "perf_command.h"
 
 /* perf's options before the subcommand that take the next word. */
@@ -245,8 +246,8 @@ char *perf_command_buildid_dir(char **argv)
 		home = pw ? pw->pw_dir : NULL;
 	}
 	if (!home || !*home) {
-		fprintf(stderr, "mmap3: no HOME, and no home directory for uid %u: "
-			"where perf keeps binaries is not known; give --capture DIR\n",
+		msg_err("no HOME, and no home directory for uid %u: "
+			"where perf keeps binaries is not known; give --capture DIR",
 			(unsigned int)geteuid());
 		return NULL;
 	}

@@ -25,6 +25,7 @@
 
 #include "capture_worker.h"
 #include "device.h"
+#include "msg.h"
 #include "record.h"
 
 #ifndef SYS_pidfd_open
@@ -51,40 +52,10 @@ struct session {
 	pid_t child;			/* 0: none, or reaped */
 	int stop;			/* no command, and a signal came */
 	int failed;			/* the side file is lost */
-	time_t shown;			/* status line: when last drawn, 0 if it is not */
+	time_t shown;			/* status line: when last drawn */
 	struct timespec enabled;	/* CLOCK_MONOTONIC just before ENABLE */
 	int status_done;		/* the command ends: no more status line */
 };
-
-/* Erase the status line, to be drawn again at the next second. */
-static void status_erase(struct session *s)
-{
-	if (s->shown)
-		fputs("\r\033[K", stderr);
-	s->shown = 0;
-}
-
-/* The capture worker's, with the stderr lock it holds. */
-static void status_erase_for_worker(void *arg)
-{
-	status_erase(arg);
-}
-
-/*
- * stderr while the capture worker may be saying something: 1 if taken
- * (status_say_done() gives it back), 0 if the worker holds it, when
- * the status line is not drawn (the worker erased it).
- */
-static int status_say_try(struct session *s)
-{
-	return !s->worker.started || !pthread_mutex_trylock(&s->worker.say);
-}
-
-static void status_say_done(struct session *s)
-{
-	if (s->worker.started)
-		pthread_mutex_unlock(&s->worker.say);
-}
 
 /*
  * On a terminal, a line of progress on standard error, drawn again once a
@@ -99,25 +70,18 @@ static void status_line(struct session *s, int clear)
 	if (!s->o->status_line || s->status_done)
 		return;
 	if (clear) {
-		if (status_say_try(s)) {
-			status_erase(s);
-			status_say_done(s);
-		}
+		msg_status_clear();
 		s->status_done = 1;
 		return;
 	}
-	/* @shown is the worker's too: looked at only with stderr taken. */
-	if (!status_say_try(s))
-		return;
 	if (now != s->shown) {
 		s->shown = now;
-		fprintf(stderr, "\rmmap3: %llu mappings, %llu modules, %llu lost, %llu "
-			"captured\033[K", (unsigned long long)s->side.stats.mmaps,
-			(unsigned long long)s->side.stats.modules,
-			(unsigned long long)s->side.stats.lost,
-			(unsigned long long)atomic_load(&s->worker.stored));
+		msg_status("%llu mappings, %llu modules, %llu lost, %llu captured",
+			   (unsigned long long)s->side.stats.mmaps,
+			   (unsigned long long)s->side.stats.modules,
+			   (unsigned long long)s->side.stats.lost,
+			   (unsigned long long)atomic_load(&s->worker.stored));
 	}
-	status_say_done(s);
 }
 
 /* Keep the file of a mapping: queued for the capture worker. */
@@ -154,7 +118,7 @@ static void fail(struct session *s)
 	s->dev = -1;
 	s->failed = 1;
 	if (s->child)
-		fprintf(stderr, "mmap3 record: no side file written; waiting for %s to exit\n",
+		msg_err("no side file written; waiting for %s to exit",
 			s->o->argv[0]);
 }
 
@@ -225,14 +189,14 @@ static void start_child(struct session *s, const sigset_t *old)
 {
 	s->child = fork();
 	if (s->child < 0) {
-		fprintf(stderr, "mmap3 record: fork: %s\n", strerror(errno));
+		msg_err("fork: %s", strerror(errno));
 		s->child = 0;
 		return;
 	}
 	if (!s->child) {
 		sigprocmask(SIG_SETMASK, old, NULL);
 		execvp(s->o->argv[0], s->o->argv);
-		fprintf(stderr, "mmap3 record: cannot run %s: %s\n", s->o->argv[0], strerror(errno));
+		msg_err("cannot run %s: %s", s->o->argv[0], strerror(errno));
 		_exit(127);
 	}
 	s->res->have_child = 1;
@@ -251,7 +215,7 @@ static int loop(struct session *s)
 		};
 
 		if (poll(pfd, 3, s->o->status_line ? 1000 : -1) < 0 && errno != EINTR) {
-			fprintf(stderr, "mmap3 record: poll: %s\n", strerror(errno));
+			msg_err("poll: %s", strerror(errno));
 			return -1;
 		}
 		if (pfd[2].revents && s->dev >= 0)
@@ -338,9 +302,9 @@ static int set_up(struct session *s)
 	/* A module of ABI 2.1 or older knows only the processes themselves. */
 	if ((filter.flags & MMAP3_FILTER_INHERIT) && ver.minor < 2) {
 		filter.flags &= ~MMAP3_FILTER_INHERIT;
-		fprintf(stderr, "mmap3 record: WARNING: the loaded module (ABI %u.%u) does not "
-			"follow children: only the --pid processes themselves are recorded\n",
-			ver.major, ver.minor);
+		msg_warn("the loaded module (ABI %u.%u) does not "
+			 "follow children: only the --pid processes themselves are recorded",
+			 ver.major, ver.minor);
 	}
 	if (mmap3_device_setup(s->dev, &filter, o->clock, o->buffer_size) ||
 	    mmap3_records_init(&s->records, s->dev))
@@ -359,7 +323,7 @@ static int set_up(struct session *s)
 		 * failure costs: the line said, later captures abandoned.
 		 */
 		vdso_failed = capture_store_vdso(&s->cap);
-		if (capture_worker_start(&s->worker, &s->cap, s->dev, status_erase_for_worker, s))
+		if (capture_worker_start(&s->worker, &s->cap, s->dev))
 			return -1;
 		if (vdso_failed)
 			capture_worker_abandon(&s->worker);
@@ -393,7 +357,7 @@ int record_run(const struct record_opts *o, struct record_result *res)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sigfd < 0) {
-		fprintf(stderr, "mmap3 record: signalfd: %s\n", strerror(errno));
+		msg_err("signalfd: %s", strerror(errno));
 		goto out;
 	}
 	if (set_up(&s))

@@ -15,6 +15,7 @@
 
 #include "device.h"
 #include "elf_buildid.h"
+#include "msg.h"
 
 #define READ_SIZE	(1U << 20)	/* a read returns many records */
 
@@ -28,7 +29,7 @@ int mmap3_records_init(struct mmap3_records *r, int fd)
 	r->cap = READ_SIZE;
 	r->buf = malloc(r->cap);
 	if (!r->buf) {
-		fprintf(stderr, "mmap3: out of memory\n");
+		msg_err("out of memory");
 		return -1;
 	}
 	return 0;
@@ -178,8 +179,8 @@ static int map_buffer(struct mmap3_records *r)
 	size = __atomic_load_n(&ctl->size, __ATOMIC_RELAXED);
 	if (size < MMAP3_BUFFER_SIZE_MIN || size > MMAP3_BUFFER_SIZE_MAX || (size & (size - 1)) ||
 	    size % page) {
-		fprintf(stderr, "mmap3: %s: the mapped buffer's control page gives a size of "
-			"%llu bytes, expected a power of two from %u to %u\n", mmap3_device_path(),
+		msg_err("%s: the mapped buffer's control page gives a size of "
+			"%llu bytes, expected a power of two from %u to %u", mmap3_device_path(),
 			(unsigned long long)size, MMAP3_BUFFER_SIZE_MIN, MMAP3_BUFFER_SIZE_MAX);
 		munmap(ctl, page);
 		return -1;
@@ -210,7 +211,7 @@ static int mapped_wait(struct mmap3_records *r)
 		if (poll(&pfd, 1, wait ? -1 : 0) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "mmap3: polling %s: %s\n", mmap3_device_path(),
+			msg_err("polling %s: %s", mmap3_device_path(),
 				strerror(errno));
 			return -1;
 		}
@@ -246,8 +247,8 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 				return ret;
 		}
 		if (r->head - r->next > r->size) {
-			fprintf(stderr, "mmap3: %s: the mapped buffer's head is at %llu, expected "
-				"at most %llu bytes past the records read (%llu)\n",
+			msg_err("%s: the mapped buffer's head is at %llu, expected "
+				"at most %llu bytes past the records read (%llu)",
 				mmap3_device_path(), (unsigned long long)r->head,
 				(unsigned long long)r->size, (unsigned long long)r->next);
 			return -1;
@@ -261,9 +262,9 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 		/* A pad may be 8 bytes, no whole header (struct mmap3_record_pad). */
 		if (avail >= sizeof(struct mmap3_record_pad) && rec->type == MMAP3_RECORD_PAD) {
 			if (rec->size != r->size - at || rec->size > avail) {
-				fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: a pad "
+				msg_err("%s: offset %llu of the mapped records: a pad "
 					"of %u bytes, expected one of the %llu bytes to the buffer's "
-					"end\n", mmap3_device_path(), (unsigned long long)r->next,
+					"end", mmap3_device_path(), (unsigned long long)r->next,
 					rec->size, (unsigned long long)(r->size - at));
 				return -1;
 			}
@@ -271,8 +272,8 @@ static int next_mapped(struct mmap3_records *r, const struct mmap3_record_header
 			continue;
 		}
 		if (mmap3_record_check_parts(rec, avail, &why, &r->mmap)) {
-			fprintf(stderr, "mmap3: %s: offset %llu of the mapped records: %s%u bytes%s, "
-				"expected %s\n", mmap3_device_path(), (unsigned long long)r->next,
+			msg_err("%s: offset %llu of the mapped records: %s%u bytes%s, "
+				"expected %s", mmap3_device_path(), (unsigned long long)r->next,
 				avail < sizeof(*rec) ? "" : "a record of ",
 				avail < sizeof(*rec) ? (unsigned int)avail : rec->size,
 				avail < sizeof(*rec) ? " left" : "", why);
@@ -303,7 +304,7 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n < 0) {
-			fprintf(stderr, "mmap3: reading %s: %s\n", mmap3_device_path(),
+			msg_err("reading %s: %s", mmap3_device_path(),
 				strerror(errno));
 			return -1;
 		}
@@ -317,8 +318,8 @@ int mmap3_records_next(struct mmap3_records *r, const struct mmap3_record_header
 	}
 	rec = (const void *)(r->buf + r->pos);
 	if (mmap3_record_check_parts(rec, r->len - r->pos, &why, &r->mmap)) {
-		fprintf(stderr, "mmap3: %s: offset %llu of the records read: %s%u bytes%s, "
-			"expected %s\n", mmap3_device_path(),
+		msg_err("%s: offset %llu of the records read: %s%u bytes%s, "
+			"expected %s", mmap3_device_path(),
 			(unsigned long long)(r->offset + r->pos),
 			r->len - r->pos < sizeof(*rec) ? "" : "a record of ",
 			r->len - r->pos < sizeof(*rec) ? (unsigned int)(r->len - r->pos) : rec->size,

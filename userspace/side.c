@@ -37,6 +37,7 @@
 #include "count.h"
 #include "device.h"
 #include "hash.h"
+#include "msg.h"
 #include "side.h"
 
 #define KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
@@ -254,7 +255,7 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 		uint8_t *p = realloc(s->status, cap);
 
 		if (!p) {
-			fprintf(stderr, "mmap3: no memory for the side file's build-id statuses\n");
+			msg_err("no memory for the side file's build-id statuses");
 			return -1;
 		}
 		s->status = p;
@@ -519,7 +520,7 @@ int side_open_sink(struct side_writer *s, int (*sink)(void *arg, const void *rec
 	s->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	s->scratch = malloc(UINT16_MAX + 1);
 	if (!s->scratch) {
-		fprintf(stderr, "mmap3: out of memory\n");
+		msg_err("out of memory");
 		return -1;
 	}
 	s->sink = sink;

@@ -44,13 +44,13 @@ expect "record without the module: names the device" 1 \
 	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \
 	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" record -o /tmp/mmap3-tool-test.data -- true
 check "record without the module leaves no file" test ! -e /tmp/mmap3-tool-test.data
-expect "record --pid with a non-number: names it" 2 '^mmap3 record: --pid abc: not a list of process ids' \
+expect "record --pid with a non-number: names it" 2 '^mmap3: --pid abc: not a list of process ids' \
 	"$mmap3" record --pid abc
-expect "record --clock unknown: names it" 2 '^mmap3 record: --clock sundial: not a clock' \
+expect "record --clock unknown: names it" 2 '^mmap3: --clock sundial: not a clock' \
 	"$mmap3" record --clock sundial
 expect "record --help exits 0" 0 '^$' "$mmap3" record --help
 expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid \[--json\] PATH' "$mmap3" buildid
-expect "buildid --pid with a non-number: names it" 2 '^mmap3 buildid: --pid x: not a process id' \
+expect "buildid --pid with a non-number: names it" 2 '^mmap3: --pid x: not a process id' \
 	"$mmap3" buildid --pid x
 expect "buildid --kernel without the module: names the device" 1 \
 	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded' \

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../msg.h"
 #include "writer.h"
 
 /*
@@ -30,7 +31,7 @@
 
 static int fail(struct perf_writer *w, const char *what, uint64_t off, int err)
 {
-	fprintf(stderr, "mmap3: %s: cannot write %s at offset %llu: %s\n", w->out.path, what,
+	msg_err("%s: cannot write %s at offset %llu: %s", w->out.path, what,
 		(unsigned long long)off, strerror(err));
 	return -1;
 }
@@ -87,7 +88,7 @@ int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_
 		return -1;
 	w->buf = malloc(BUF_SIZE);
 	if (!w->buf) {
-		fprintf(stderr, "mmap3: %s: out of memory\n", path);
+		msg_err("%s: out of memory", path);
 		goto err;
 	}
 	/* The header is written last, when the sizes are known. */
@@ -216,7 +217,7 @@ static int copy_range(struct perf_writer *w, int fd, uint64_t off, uint64_t to, 
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				fprintf(stderr, "mmap3: %s: cannot read %s to copy at offset %llu: %s\n",
+				msg_err("%s: cannot read %s to copy at offset %llu: %s",
 					w->out.path, what, (unsigned long long)in,
 					n ? strerror(errno) : "the input ended early");
 				free(buf);
@@ -252,7 +253,7 @@ int perf_writer_feature(struct perf_writer *w, unsigned int bit, const void *buf
 		return -1;
 	copy = malloc(len ? len : 1);
 	if (!copy) {
-		fprintf(stderr, "mmap3: %s: out of memory\n", w->out.path);
+		msg_err("%s: out of memory", w->out.path);
 		return -1;
 	}
 	memcpy(copy, buf, len);
@@ -284,7 +285,7 @@ int perf_writer_string_feature(struct perf_writer *w, unsigned int bit, const ch
 	int ret;
 
 	if (!buf) {
-		fprintf(stderr, "mmap3: %s: out of memory\n", w->out.path);
+		msg_err("%s: out of memory", w->out.path);
 		return -1;
 	}
 	memcpy(buf, &len, sizeof(len));
