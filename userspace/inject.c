@@ -48,6 +48,7 @@
 #include "device.h"
 #include "inject.h"
 #include "mapping.h"
+#include "match.h"
 #include "msg.h"
 #include "outfile.h"
 #include "perf/reader.h"
@@ -413,25 +414,14 @@ static int dumped(const struct feed *f, uint64_t unused)
 
 /* ---- the main thread: mmap3's records, matched against perf's ---- */
 
-struct group;
-
 /* One of mmap3's records, waiting to be matched or written. */
 struct pend {
 	uint8_t *body;			/* without its trailer */
 	uint16_t body_size;
 	struct sample_id id;
 	uint64_t key;			/* its place in ->all: its time, or when it came late */
-	struct group *group;		/* of its mapping (user or kernel), or NULL */
-	int matched, written;
-};
-
-/* mmap3's records of one mapping, oldest first. */
-struct group {
-	struct group *next;		/* in its bucket */
-	uint64_t hash;
-	int kernel;
-	struct pend **m;
-	size_t start, len, cap;
+	struct match_rec match;		/* a mapping's, indexed while perf may still have it */
+	int written;
 };
 
 struct inject {
@@ -448,8 +438,7 @@ struct inject {
 	/* mmap3's records by ->key; [head, cursor) written, [cursor, len) not yet. */
 	struct pend **all;
 	size_t head, cursor, len, cap;
-	struct group **buckets;
-	size_t nr_buckets, nr_groups;
+	struct match match;
 	/* The feed's HEADER_BUILD_ID entries, written at the next round. */
 	uint8_t *ids;
 	size_t ids_len, ids_cap;
@@ -483,158 +472,13 @@ static int err_mem(void)
 	return -1;
 }
 
-/* ---- groups: mmap3's records by mapping ---- */
-
-static int group_same(const struct group *g, int kernel, const struct perf_event_header *h)
+/* The pending record of perf's mapping @h, or NULL. */
+static struct pend *find_pend(struct inject *j, const struct perf_event_header *h, int has_time,
+			      uint64_t time)
 {
-	const struct perf_event_header *b = (const void *)g->m[g->start]->body;
+	struct match_rec *r = match_find(&j->match, h, has_time, time);
 
-	return g->kernel == kernel && (kernel ? kernel_map_same(b, h) : mapping_same(b, h));
-}
-
-static struct group *group_find(struct inject *j, int kernel, const struct perf_event_header *h,
-				 uint64_t hash)
-{
-	struct group *g;
-
-	if (!j->nr_buckets)
-		return NULL;
-	for (g = j->buckets[hash & (j->nr_buckets - 1)]; g; g = g->next)
-		if (g->hash == hash && group_same(g, kernel, h))
-			return g;
-	return NULL;
-}
-
-static int buckets_grow(struct inject *j)
-{
-	size_t n = j->nr_buckets ? 2 * j->nr_buckets : 1024, i;
-	struct group **b = calloc(n, sizeof(*b)), *g, *next;
-
-	if (!b)
-		return -1;
-	for (i = 0; i < j->nr_buckets; i++)
-		for (g = j->buckets[i]; g; g = next) {
-			next = g->next;
-			g->next = b[g->hash & (n - 1)];
-			b[g->hash & (n - 1)] = g;
-		}
-	free(j->buckets);
-	j->buckets = b;
-	j->nr_buckets = n;
-	return 0;
-}
-
-/* Put @p among its mapping's records, in time order. */
-static int group_add(struct inject *j, struct pend *p)
-{
-	const struct perf_event_header *h = (const void *)p->body;
-	int kernel = mapping_is_kernel(h);
-	uint64_t hash = kernel ? kernel_map_hash(h) : mapping_hash(h);
-	struct group *g = group_find(j, kernel, h, hash);
-	size_t i;
-
-	if (!g) {
-		if (j->nr_groups >= j->nr_buckets && buckets_grow(j))
-			return -1;
-		g = calloc(1, sizeof(*g));
-		if (!g)
-			return -1;
-		g->hash = hash;
-		g->kernel = kernel;
-		g->next = j->buckets[hash & (j->nr_buckets - 1)];
-		j->buckets[hash & (j->nr_buckets - 1)] = g;
-		j->nr_groups++;
-	}
-	if (g->start + g->len == g->cap) {
-		if (g->start) {
-			memmove(g->m, g->m + g->start, g->len * sizeof(*g->m));
-			g->start = 0;
-		} else {
-			size_t cap = g->cap ? 2 * g->cap : 4;
-			struct pend **n = realloc(g->m, cap * sizeof(*n));
-
-			if (!n)
-				return -1;
-			g->m = n;
-			g->cap = cap;
-		}
-	}
-	/* Mostly in order already: from the end. */
-	for (i = g->start + g->len; i > g->start && g->m[i - 1]->id.time > p->id.time; i--)
-		g->m[i] = g->m[i - 1];
-	g->m[i] = p;
-	g->len++;
-	p->group = g;
-	return 0;
-}
-
-static void group_remove(struct inject *j, struct pend *p)
-{
-	struct group *g = p->group, **pp;
-	size_t i;
-
-	for (i = g->start; g->m[i] != p; i++)
-		;
-	if (i == g->start) {
-		g->start++;
-	} else {
-		memmove(g->m + i, g->m + i + 1, (g->start + g->len - i - 1) * sizeof(*g->m));
-	}
-	if (--g->len)
-		return;
-	for (pp = &j->buckets[g->hash & (j->nr_buckets - 1)]; *pp != g; pp = &(*pp)->next)
-		;
-	*pp = g->next;
-	j->nr_groups--;
-	free(g->m);
-	free(g);
-}
-
-static uint64_t distance(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/*
- * mmap3's record of perf's user mapping @h (at @time): of those of its
- * mapping, the nearest in time (perf's record comes a moment after
- * mmap3's), the oldest for perf's records from /proc (time 0).
- */
-static struct pend *find_user(struct inject *j, const struct perf_event_header *h,
-			      int has_time, uint64_t time)
-{
-	struct group *g = group_find(j, 0, h, mapping_hash(h));
-	size_t lo, hi;
-
-	if (!g)
-		return NULL;
-	if (!has_time || !time)
-		return g->m[g->start];
-	for (lo = g->start, hi = g->start + g->len; lo < hi; ) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->m[mid]->id.time < time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == g->start + g->len)
-		return g->m[lo - 1];
-	if (lo > g->start && distance(g->m[lo - 1]->id.time, time) <= distance(g->m[lo]->id.time, time))
-		return g->m[lo - 1];
-	return g->m[lo];
-}
-
-/* mmap3's record of perf's kernel map @h: the first not matched yet. */
-static struct pend *find_kernel(struct inject *j, const struct perf_event_header *h)
-{
-	struct group *g = group_find(j, 1, h, kernel_map_hash(h));
-	size_t i;
-
-	for (i = g ? g->start : 0; g && i < g->start + g->len; i++)
-		if (!g->m[i]->matched)
-			return g->m[i];
-	return NULL;
+	return r ? (void *)((uint8_t *)r - offsetof(struct pend, match)) : NULL;
 }
 
 /* ---- mmap3's records, taken from the feed ---- */
@@ -710,7 +554,9 @@ static int take_one(struct inject *j, const struct perf_event_header *h)
 		p->key = j->delivered + 1;
 		j->st->late++;
 	}
-	if (mapping_is_mmap((const void *)p->body) && group_add(j, p)) {
+	p->match.body = (const void *)p->body;
+	p->match.time = p->id.time;
+	if (mapping_is_mmap(p->match.body) && match_add(&j->match, &p->match)) {
 		free(p->body);
 		free(p);
 		return -1;
@@ -865,14 +711,9 @@ static int match_round(struct inject *j, int *before_session)
 
 		if (r->match || !mapping_is_mmap(h))
 			continue;
-		if (mapping_is_kernel(h))
-			r->match = find_kernel(j, h);
-		else
-			r->match = find_user(j, h, r->has_time, r->time);
-		if (r->match) {
-			r->match->matched = 1;
+		r->match = find_pend(j, h, r->has_time, r->time);
+		if (r->match)
 			continue;
-		}
 		if (!mmap3_would_have(h))
 			continue;
 		missing = 1;
@@ -891,7 +732,7 @@ static int write_pend(struct inject *j, struct pend *p)
 	struct sample_id id = p->id;
 
 	p->written = 1;
-	if (p->matched)
+	if (p->match.matched)
 		return 0;
 	memcpy(&h, p->body, sizeof(h));
 	if (!j->o->all_processes && mapping_is_user(&h) && !pidset_has(&j->pids, p->id.pid)) {
@@ -927,8 +768,7 @@ static void retire(struct inject *j, uint64_t limit)
 	while (j->head < j->cursor && j->all[j->head]->key <= limit) {
 		struct pend *p = j->all[j->head++];
 
-		if (p->group)
-			group_remove(j, p);
+		match_remove(&j->match, &p->match);
 		free(p->body);
 		free(p);
 	}
@@ -1313,14 +1153,12 @@ out:
 	free(j.out.buf);
 	free(j.out.perf_ids);
 	free(j.out.mmap3_ids);
+	match_free(&j.match);
 	for (k = j.head; k < j.len; k++) {
-		if (j.all[k]->group)
-			group_remove(&j, j.all[k]);
 		free(j.all[k]->body);
 		free(j.all[k]);
 	}
 	free(j.all);
-	free(j.buckets);
 	free(j.ids);
 	free(j.recs);
 	free(j.rbuf);

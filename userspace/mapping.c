@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hash.h"
 #include "mapping.h"
 
 int mapping_is_mmap(const struct perf_event_header *h)
@@ -62,14 +61,6 @@ int mapping_same(const struct perf_event_header *a, const struct perf_event_head
 	return !strncmp(na, nb, ma < mb ? ma : mb);
 }
 
-uint64_t mapping_hash(const struct perf_event_header *h)
-{
-	size_t max;
-	const char *name = mmap_name(h, &max);
-
-	return fnv1a(name, strnlen(name, max), fnv1a(h + 1, MAPPING_KEY, FNV1A_INIT));
-}
-
 static uint64_t map_start(const struct perf_event_header *h)
 {
 	uint64_t v;
@@ -86,12 +77,7 @@ static uint64_t map_len(const struct perf_event_header *h)
 	return v;
 }
 
-/*
- * The module a kernel map is of, as perf names it: "[mmap3]" and
- * "/lib/modules/.../mmap3.ko" are both mmap3, "[kernel.kallsyms]_text"
- * is kernel.kallsyms; '-' and '_' are one.
- */
-static void kernel_map_name(const struct perf_event_header *h, char *out, size_t len)
+void kernel_map_name(const struct perf_event_header *h, char *out, size_t len)
 {
 	size_t max, i = 0;
 	const char *name = mmap_name(h, &max), *end = name + strnlen(name, max), *p;
@@ -122,15 +108,6 @@ int kernel_map_same(const struct perf_event_header *a, const struct perf_event_h
 	kernel_map_name(a, na, sizeof(na));
 	kernel_map_name(b, nb, sizeof(nb));
 	return !strcmp(na, nb);
-}
-
-uint64_t kernel_map_hash(const struct perf_event_header *h)
-{
-	uint64_t start = map_start(h);
-	char name[256];
-
-	kernel_map_name(h, name, sizeof(name));
-	return fnv1a(name, strlen(name), fnv1a(&start, sizeof(start), FNV1A_INIT));
 }
 
 int mapping_give_build_id(uint8_t *out, const struct perf_event_header *h,

@@ -2,7 +2,7 @@
 /*
  * userspace/mapping.h - when one of perf's mapping records and one of
  * mmap3's are the same mapping, and perf's record given mmap3's
- * build-id: the one matching merge and inject share.
+ * build-id (match.h finds which of mmap3's records perf's is).
  *
  *  - user mappings: same pid, tid, range, file offset and name (as the
  *    process sees the file: perf names a container's files so, and so
@@ -31,13 +31,18 @@ int mapping_is_user(const struct perf_event_header *h);
 /* The process a COMM, EXIT, FORK (the child), MMAP or MMAP2 is about: 1 and *@pid, or 0. */
 int mapping_record_pid(const struct perf_event_header *h, uint32_t *pid);
 
-/* Same pid, tid, range, offset and name; and a hash of just that. */
+/* Same pid, tid, range, offset and name. */
 int mapping_same(const struct perf_event_header *a, const struct perf_event_header *b);
-uint64_t mapping_hash(const struct perf_event_header *h);
 
-/* Same start and module (@a and @b kernel maps); and a hash of just that. */
+/* Same start and module (@a and @b kernel maps). */
 int kernel_map_same(const struct perf_event_header *a, const struct perf_event_header *b);
-uint64_t kernel_map_hash(const struct perf_event_header *h);
+
+/*
+ * The module a kernel map is of, as perf names it, into @out: "[mmap3]"
+ * and "/lib/modules/.../mmap3.ko" are both mmap3, "[kernel.kallsyms]_text"
+ * is kernel.kallsyms; '-' and '_' are one.
+ */
+void kernel_map_name(const struct perf_event_header *h, char *out, size_t len);
 
 /*
  * perf's user mapping @h as an MMAP2 carrying the build-id of mmap3's

@@ -41,6 +41,7 @@
 #include "escape.h"
 #include "hash.h"
 #include "mapping.h"
+#include "match.h"
 #include "merge.h"
 #include "msg.h"
 #include "perf/reader.h"
@@ -54,15 +55,8 @@ struct side_rec {
 	uint8_t *body;		/* the record without its trailer */
 	uint16_t body_size;
 	struct sample_id id;
-	int matched;		/* perf has the same mapping */
+	struct match_rec match;	/* a mapping's: matched if perf has it too */
 	uint64_t insert_at;	/* unless matched, written before perf's record here */
-	/*
-	 * The first of a mapping (user: same pid, range, offset and name;
-	 * kernel: same start and module): where its records are in ->chain
-	 * (user: by time; kernel: in the side file's order), how many, and
-	 * (kernel) how many of them are matched already.
-	 */
-	size_t chain_at, chain_len, chain_used;
 };
 
 /*
@@ -89,14 +83,7 @@ struct merge {
 	size_t nr_spans, spans_cap;
 	struct side_rec *recs;
 	size_t nr;
-	/*
-	 * Side mappings by (pid, tid, range, offset, name), and kernel maps
-	 * by (start, module): the first one's index + 1.  Their records in
-	 * ->chain.
-	 */
-	size_t *index, *kindex;
-	size_t index_size;	/* a power of two, over twice nr */
-	size_t *chain;
+	struct match match;	/* the side file's mappings, for perf's to find */
 	/* The records to add (not matched), oldest first, and the next one due. */
 	size_t *order, nr_order, due;
 	struct pidset pids;		/* the processes perf recorded */
@@ -112,39 +99,6 @@ static int err_mem(const char *path)
 {
 	msg_err("%s: out of memory", path);
 	return -1;
-}
-
-/* Same start and module: perf's kernel map @h is the side record @r's. */
-static int same_kernel_map(const struct side_rec *r, const struct perf_event_header *h)
-{
-	return kernel_map_same((const void *)r->body, h);
-}
-
-/*
- * Mark mmap3's record of the kernel map perf has in @h.  Only the first
- * unmatched one: a module unloaded and loaded again at the same address
- * has a second record, which must be added.
- */
-static struct side_rec *match_kernel_map(struct merge *m, const struct perf_event_header *h)
-{
-	struct side_rec *head;
-	size_t j;
-
-	m->stats->lookups++;
-	for (j = kernel_map_hash(h) & (m->index_size - 1); m->kindex[j];
-	     j = (j + 1) & (m->index_size - 1)) {
-		m->stats->probes++;
-		head = &m->recs[m->kindex[j] - 1];
-		if (!same_kernel_map(head, h))
-			continue;
-		/* Matched in order: the first unmatched is the next one. */
-		if (head->chain_used == head->chain_len)
-			return NULL;
-		head = &m->recs[m->chain[head->chain_at + head->chain_used++]];
-		head->matched = 1;
-		return head;
-	}
-	return NULL;
 }
 
 /* The output's trailer after @body: mmap3's pid, tid, time, cpu; id 0. */
@@ -265,134 +219,31 @@ static int order_side(struct merge *m)
 	return 0;
 }
 
-/*
- * Put side record @k in @index under @hash: as the first of its mapping
- * (returns it) or after the others (returns that first one's).  @same
- * tells two records of one mapping.
- */
-static struct side_rec *index_put(struct merge *m, size_t *index, uint64_t hash, size_t k,
-				  int (*same)(const struct side_rec *, const struct side_rec *))
-{
-	size_t j;
-
-	for (j = hash & (m->index_size - 1); index[j]; j = (j + 1) & (m->index_size - 1))
-		if (same(&m->recs[index[j] - 1], &m->recs[k]))
-			return &m->recs[index[j] - 1];
-	index[j] = k + 1;
-	return &m->recs[k];
-}
-
-static int same_user(const struct side_rec *a, const struct side_rec *b)
-{
-	return mapping_same((const void *)a->body, (const void *)b->body);
-}
-
-static int same_kernel(const struct side_rec *a, const struct side_rec *b)
-{
-	return same_kernel_map(a, (const void *)b->body);
-}
-
-/*
- * Index the side mappings and kernel maps, so each of perf's is looked up
- * at once: the records of one user mapping in ->chain oldest first, of
- * one kernel map in the side file's order.
- */
+/* The side file's mappings indexed, oldest first, for perf's to be looked up. */
 static int index_side(struct merge *m)
 {
-	struct side_rec **head;
-	size_t i, at = 0;
+	size_t i;
 
-	for (m->index_size = 16; m->index_size < 2 * m->nr; m->index_size *= 2)
-		;
-	m->index = calloc(m->index_size, sizeof(*m->index));
-	m->kindex = calloc(m->index_size, sizeof(*m->kindex));
-	m->chain = calloc(m->nr + 1, sizeof(*m->chain));
-	head = calloc(m->nr + 1, sizeof(*head));
-	if (!m->index || !m->kindex || !m->chain || !head) {
-		free(head);
-		return err_mem(m->side.path);
-	}
-	/* Each record's first, and how many each first has. */
 	for (i = 0; i < m->nr; i++) {
-		size_t k = m->order[i];
-		const struct perf_event_header *b = (const void *)m->recs[k].body;
+		struct side_rec *r = &m->recs[m->order[i]];
 
-		if (mapping_is_user(b))
-			head[k] = index_put(m, m->index, mapping_hash(b), k, same_user);
-		else if (mapping_is_mmap(b) && mapping_is_kernel(b))
-			head[k] = index_put(m, m->kindex, kernel_map_hash(b), k, same_kernel);
-		if (head[k])
-			head[k]->chain_len++;
+		if (!mapping_is_mmap((const void *)r->body))
+			continue;
+		r->match.body = (const void *)r->body;
+		r->match.time = r->id.time;
+		if (match_add(&m->match, &r->match))
+			return err_mem(m->side.path);
 	}
-	for (i = 0; i < m->nr; i++) {
-		if (head[i] == &m->recs[i]) {
-			m->recs[i].chain_at = at;
-			at += m->recs[i].chain_len;
-			m->recs[i].chain_len = 0;
-		}
-	}
-	/* Users by time (->order), kernel maps in the file's order. */
-	for (i = 0; i < m->nr; i++) {
-		size_t k = m->order[i];
-
-		if (head[k] && mapping_is_user((const void *)m->recs[k].body))
-			m->chain[head[k]->chain_at + head[k]->chain_len++] = k;
-	}
-	for (i = 0; i < m->nr; i++)
-		if (head[i] && !mapping_is_user((const void *)m->recs[i].body))
-			m->chain[head[i]->chain_at + head[i]->chain_len++] = i;
-	free(head);
 	return 0;
 }
 
-static uint64_t distance(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
-/*
- * The side mapping perf's record @h (at @time, if @has_time) is: of those
- * with its pid, range, offset and name, the nearest in time (perf's
- * record comes a moment after mmap3's), the oldest for perf's records
- * without a time (made from /proc at its start).  A binary search among
- * them: a range mapped 80,000 times costs 17 steps, not 80,000.
- */
+/* The side record of perf's mapping @h, or NULL. */
 static struct side_rec *find_side(struct merge *m, const struct perf_event_header *h,
 				  int has_time, uint64_t time)
 {
-	const struct side_rec *first = NULL;
-	size_t j, lo, hi, *c;
+	struct match_rec *r = match_find(&m->match, h, has_time, time);
 
-	m->stats->lookups++;
-	for (j = mapping_hash(h) & (m->index_size - 1); m->index[j];
-	     j = (j + 1) & (m->index_size - 1)) {
-		m->stats->probes++;
-		if (mapping_same((const void *)m->recs[m->index[j] - 1].body, h)) {
-			first = &m->recs[m->index[j] - 1];
-			break;
-		}
-	}
-	if (!first)
-		return NULL;
-	c = m->chain + first->chain_at;
-	if (!has_time || !time)
-		return &m->recs[c[0]];
-	/* The first not older than @time; the nearest is it or the one before. */
-	for (lo = 0, hi = first->chain_len; lo < hi; ) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		m->stats->probes++;
-		if (m->recs[c[mid]].id.time < time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == first->chain_len)
-		return &m->recs[c[lo - 1]];
-	if (lo && distance(m->recs[c[lo - 1]].id.time, time) <=
-		  distance(m->recs[c[lo]].id.time, time))
-		return &m->recs[c[lo - 1]];
-	return &m->recs[c[lo]];
+	return r ? (void *)((uint8_t *)r - offsetof(struct side_rec, match)) : NULL;
 }
 
 static const char *attr_clock(const struct perf_event_attr *a, char *buf, size_t len)
@@ -533,7 +384,7 @@ static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 		const struct side_rec *r = &m->recs[m->order[m->due++]];
 		struct sample_id id = r->id;
 
-		if (r->matched)
+		if (r->match.matched)
 			continue;
 		/* A user mapping of a process perf did not record: not added. */
 		if (!m->opts->all_processes && mapping_is_user((const void *)r->body) &&
@@ -720,10 +571,8 @@ static int pass1(struct merge *m)
 			if (rec.time > m->in_last)
 				m->in_last = rec.time;
 		}
-		if (mapping_is_user(h) && (r = find_side(m, h, rec.has_time, rec.time)))
-			r->matched = 1;
-		else if (kernel)
-			r = match_kernel_map(m, h);
+		if (mapping_is_mmap(h))
+			r = find_side(m, h, rec.has_time, rec.time);
 		if (h->type == PERF_RECORD_AUXTRACE)
 			m->stats->aux_records++;
 		if (rec.has_time)
@@ -898,15 +747,15 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 	if (check_attrs(&m) || load_side(&m) || check_session(&m) || order_side(&m) ||
 	    index_side(&m) || pass1(&m) || check_overlap(&m))
 		goto out;
+	stats->lookups = m.match.lookups;
+	stats->probes = m.match.probes;
 	ret = write_output(&m, out);
 out:
 	for (k = 0; k < m.nr; k++)
 		free(m.recs[k].body);
 	free(m.recs);
 	free(m.order);
-	free(m.index);
-	free(m.kindex);
-	free(m.chain);
+	match_free(&m.match);
 	pidset_free(&m.pids);
 	free(m.spans);
 	perf_reader_close(&m.in);

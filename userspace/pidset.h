@@ -7,18 +7,17 @@
 #ifndef MMAP3_PIDSET_H
 #define MMAP3_PIDSET_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-/* Open addressing on pid + 1 (0: free), at most half full. */
+#include "hashmap.h"
+
 struct pidset {
-	uint32_t *slots;
-	size_t cap, nr;
+	struct hashmap map;		/* values: pid + 1 */
 };
 
 /* 0, or -1 out of memory. */
 int pidset_add(struct pidset *s, uint32_t pid);
-int pidset_has(const struct pidset *s, uint32_t pid);
+int pidset_has(struct pidset *s, uint32_t pid);
 void pidset_free(struct pidset *s);
 
 #endif /* MMAP3_PIDSET_H */

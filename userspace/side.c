@@ -36,7 +36,7 @@
 
 #include "count.h"
 #include "device.h"
-#include "hash.h"
+#include "hashmap.h"
 #include "msg.h"
 #include "side.h"
 
@@ -80,20 +80,20 @@ static int emit(struct side_writer *s, const void *rec)
 /*
  * An entry's key: its cpumode, name and build-id, each with its length,
  * so no name and id run into each other ("/a.outAB" and id CD...) nor
- * one user's name and id hash as another's.
+ * one user's name and id hash as another's; keyed (hashmap.h), since
+ * every user chooses the names and ids of the files they map.
  */
 static uint64_t entry_hash(uint16_t cpumode, const char *name, size_t len,
 			   const struct mmap3_build_id *bid)
 {
-	uint64_t h = FNV1A_INIT ^ cpumode;
+	struct hashmap_hasher h;
+	uint64_t lens = (uint64_t)cpumode << 48 | (uint64_t)bid->size << 32 | len;
 
-	h = hash_words(name, len, h);
-	h = hash_words(bid->data, bid->size, h);
-#ifdef SIDE_HASH_BITS
-	/* The host tests' weak hash: every lookup meets others' entries. */
-	h &= (1ULL << SIDE_HASH_BITS) - 1;
-#endif
-	return h ? h : 1;
+	hashmap_hasher_init(&h);
+	hashmap_hasher_add(&h, &lens, sizeof(lens));
+	hashmap_hasher_add(&h, name, len);
+	hashmap_hasher_add(&h, bid->data, bid->size);
+	return hashmap_hasher_end(&h);
 }
 
 /*
@@ -117,48 +117,20 @@ static inline bool same_entry(const struct side_writer *s, size_t off, uint16_t 
 	       !memcmp(e->filename, name, len) && !e->filename[len];
 }
 
-/* Where the entry is (its offset + 1), or 0: O(1) but for equal hashes. */
-static size_t seen_find(struct side_writer *s, uint64_t h, uint16_t cpumode,
-			const char *name, size_t len, const struct mmap3_build_id *bid)
+/* What the table is asked: an entry's cpumode, name and build-id. */
+struct entry_key {
+	const struct side_writer *s;
+	uint16_t cpumode;
+	const char *name;
+	size_t len;
+	const struct mmap3_build_id *bid;
+};
+
+static int entry_is(uintptr_t off1, const void *key)
 {
-	size_t i;
+	const struct entry_key *k = key;
 
-	if (!s->seen_cap)
-		return 0;
-	for (i = h & (s->seen_cap - 1); s->seen[i].hash; i = (i + 1) & (s->seen_cap - 1))
-		if (++s->seen_probes, s->seen[i].hash == h && same_entry(s, s->seen[i].off, cpumode, name, len, bid))
-			return s->seen[i].off + 1;
-	return 0;
-}
-
-static void seen_put(struct side_seen *set, size_t cap, struct side_seen e)
-{
-	size_t i = e.hash & (cap - 1);
-
-	while (set[i].hash)
-		i = (i + 1) & (cap - 1);
-	set[i] = e;
-}
-
-/* Add the entry at @off, growing the set to keep it at most half full. */
-static int seen_add(struct side_writer *s, uint64_t h, size_t off)
-{
-	if (2 * (s->seen_len + 1) > s->seen_cap) {
-		size_t cap = s->seen_cap ? 2 * s->seen_cap : 256, i;
-		struct side_seen *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -1;
-		for (i = 0; i < s->seen_cap; i++)
-			if (s->seen[i].hash)
-				seen_put(n, cap, s->seen[i]);
-		free(s->seen);
-		s->seen = n;
-		s->seen_cap = cap;
-	}
-	seen_put(s->seen, s->seen_cap, (struct side_seen){ h, off });
-	s->seen_len++;
-	return 0;
+	return same_entry(k->s, off1 - 1, k->cpumode, k->name, k->len, k->bid);
 }
 
 /*
@@ -170,17 +142,24 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 {
 	size_t size = PERF_BUILD_ID_FIXED + ALIGN8(len + 1);
 	struct perf_record_header_build_id *e;
+	size_t *recent;
 	uint64_t h;
 
 	if (bid->status != MMAP3_BUILDID_FOUND || bid->size > PERF_BUILD_ID_SIZE)
 		return 0;
-	s->seen_lookups++;
-	/* The entry the last lookup found, for a file mapped again: no hash. */
-	if (s->last_entry && same_entry(s, s->last_entry - 1, cpumode, name, len, bid))
+	/*
+	 * A file mapped lately is found without a hash: its slot in ->recent,
+	 * by its id's first byte and its name's length, compared in full.
+	 * Others' entries can only take the slot, not make a lookup cost
+	 * more than the keyed one below.
+	 */
+	recent = &s->recent[(bid->data[0] ^ len) % SIDE_RECENT];
+	if (*recent && same_entry(s, *recent - 1, cpumode, name, len, bid))
 		return 0;
 	h = entry_hash(cpumode, name, len, bid);
-	s->last_entry = seen_find(s, h, cpumode, name, len, bid);
-	if (s->last_entry)
+	*recent = hashmap_find(&s->seen, h, entry_is,
+			       &(struct entry_key){ s, cpumode, name, len, bid });
+	if (*recent)
 		return 0;
 	if (s->table_len + size > s->table_cap) {
 		size_t cap = s->table_cap ? 2 * s->table_cap : 4096;
@@ -194,7 +173,7 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 		s->table = n;
 		s->table_cap = cap;
 	}
-	if (seen_add(s, h, s->table_len))
+	if (hashmap_add(&s->seen, h, s->table_len + 1))
 		return -1;
 	e = (void *)(s->table + s->table_len);
 	memset(e, 0, size);
@@ -205,7 +184,7 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 	memcpy(e->build_id, bid->data, bid->size);
 	e->size = bid->size;
 	memcpy(e->filename, name, len);
-	s->last_entry = s->table_len + 1;
+	*recent = s->table_len + 1;
 	s->table_len += size;
 	return 0;
 }
@@ -536,10 +515,9 @@ static void side_free(struct side_writer *s)
 	free(s->scratch);
 	s->scratch = NULL;
 	free(s->table);
-	free(s->seen);
+	hashmap_free(&s->seen);
 	free(s->status);
 	s->table = NULL;
-	s->seen = NULL;
 	s->status = NULL;
 }
 

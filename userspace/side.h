@@ -10,6 +10,7 @@
 #include <linux/mmap3.h>
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "kmod.h"
 #include "perf/writer.h"
 
@@ -63,15 +64,11 @@ struct side_writer {
 	/* HEADER_BUILD_ID payload, one entry per distinct (name, build-id). */
 	uint8_t *table;
 	size_t table_len, table_cap;
-	/* The table's entries by hash, open addressing (hash 0: free). */
-	struct side_seen {
-		uint64_t hash;
-		size_t off;		/* of the entry in the table */
-	} *seen;
-	size_t seen_len, seen_cap;	/* cap: a power of two */
-	size_t last_entry;		/* the last entry looked up: offset + 1, 0 none */
-	/* A lookup's cost, counted for the tests: lookups, slots walked. */
-	size_t seen_lookups, seen_probes;
+	/* The table's entries by their key: each one's offset + 1. */
+	struct hashmap seen;
+	/* Entries found lately, each an offset + 1 (0: none): see table_add_len(). */
+#define SIDE_RECENT	256
+	size_t recent[SIDE_RECENT];
 	struct side_stats stats;
 	/* HEADER_MMAP3_STATUS payload, header first. */
 	uint8_t *status;

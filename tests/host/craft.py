@@ -507,7 +507,54 @@ def kmaps_side():
                       for i in range(KMAPS_N)])
 
 
+FLOOD_N = 20000
+FNV_PRIME, FNV_INIT, MASK64 = 0x100000001b3, 0xcbf29ce484222325, (1 << 64) - 1
+
+
+def fnv1a(b, h=FNV_INIT):
+    for c in b:
+        h = ((h ^ c) * FNV_PRIME) & MASK64
+    return h
+
+
+def flood_names():
+    """FLOOD_N names of one process's mappings of one range whose unkeyed
+    FNV-1a hashes (over pid, tid, start, len, pgoff and the name, as merge
+    hashed them before its table was keyed) end in 16 zero bits: all in one
+    run of its index.  The low 16 bits of FNV-1a depend on the state's low
+    16 bits alone, so two last bytes steer them: after b1 the state's bits
+    8-15 must be 0, then b2 is its low byte."""
+    key = struct.pack('<IIQQQ', 100, 100, 0x7f0000000000, 0x1000, 0)
+    names, i = [], 0
+    while len(names) < FLOOD_N:
+        prefix = b'/tmp/mmap3-flood/f%d-' % i
+        i += 1
+        h = fnv1a(prefix, fnv1a(key))
+        for b1 in range(1, 256):
+            s1 = ((h ^ b1) * FNV_PRIME) & MASK64
+            b2 = s1 & 0xff
+            if s1 & 0xff00 or b1 == 0x2f or b2 in (0, 0x2f):
+                continue
+            names.append(prefix + bytes([b1, b2]))
+            break
+    return names
+
+
+def flood_perf():
+    r = [comm(ST, 100, 'app', 900)]
+    r += [mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, n, 1000 + 10 * i)
+          for i, n in enumerate(flood_names())]
+    return file_mode([attr(sample_type=ST)], r, host_features())
+
+
+def flood_side():
+    return side_file([mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, n, 999 + 10 * i, BID_A)
+                      for i, n in enumerate(flood_names())])
+
+
 NAMED = {
+    'flood-perf': flood_perf,
+    'flood-side': flood_side,
     'same-perf': same_perf,
     'same-side': same_side,
     'kmaps-perf': kmaps_perf,
