@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "device.h"
 #include "msg.h"
+#include "session.h"
 #include "openfile.h"
 #include "escape.h"
 
@@ -162,31 +163,20 @@ static int same_module(const char *a, const char *b)
 	return 1;
 }
 
-/* A session's records: the dump, then what follows. */
-struct session {
-	int fd;
-	struct mmap3_records records;
-};
-
-static int session_start(struct session *s, const struct mmap3_filter *filter)
+/* A session of @so's filter, its records waited for: the dump, then what follows. */
+static int query_start(struct session *s, const struct session_opts *so)
 {
-	struct mmap3_abi_version ver;
-
-	memset(s, 0, sizeof(*s));
-	s->fd = mmap3_device_open(&ver);
-	if (s->fd < 0)
+	if (session_open(s, so) || session_enable(s))
 		return -1;
-	if (mmap3_records_init(&s->records, s->fd) ||
-	    mmap3_device_setup(s->fd, filter, MMAP3_CLOCK_LOCAL, 0) || mmap3_device_enable(s->fd))
-		return -1;
+	mmap3_records_set_wait(&s->records, 1);
 	return 0;
 }
 
 /* The next record, checked, waiting for it; NULL on error (printed). */
-static const struct mmap3_record_header *session_next(struct session *s)
+static const struct mmap3_record_header *query_next(struct session *s)
 {
 	const struct mmap3_record_header *h;
-	int ret = mmap3_records_next(&s->records, &h);
+	int ret = session_next(s, &h);
 
 	if (ret > 0)
 		return h;
@@ -195,30 +185,26 @@ static const struct mmap3_record_header *session_next(struct session *s)
 	return NULL;
 }
 
-static void session_end(struct session *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);
-	mmap3_records_free(&s->records);
-}
-
 static int buildid_of_dump(const char *module, pid_t pid)
 {
-	struct mmap3_filter filter = { .size = sizeof(filter) };
+	struct session_opts so = {
+		.filter = { .size = sizeof(so.filter) },
+		.clock = MMAP3_CLOCK_LOCAL,
+	};
 	const struct mmap3_record_header *h;
 	struct session s;
 	char buf[32];
 	int found = 0;
 
 	if (pid) {
-		filter.nr_pids = 1;
-		filter.pids[0] = pid;
+		so.filter.nr_pids = 1;
+		so.filter.pids[0] = pid;
 	}
-	if (session_start(&s, &filter)) {
-		session_end(&s);
+	if (query_start(&s, &so)) {
+		session_close(&s);
 		return 1;
 	}
-	while ((h = session_next(&s)) && h->type != MMAP3_RECORD_DUMP_DONE) {
+	while ((h = query_next(&s)) && h->type != MMAP3_RECORD_DUMP_DONE) {
 		if (!module && !pid && h->type == MMAP3_RECORD_KERNEL) {
 			const struct mmap3_record_kernel *k = (const void *)h;
 
@@ -248,7 +234,7 @@ static int buildid_of_dump(const char *module, pid_t pid)
 			found = 1;
 		}
 	}
-	session_end(&s);
+	session_close(&s);
 	if (!h)
 		return 1;
 	if (!found) {
@@ -267,9 +253,12 @@ static int buildid_of_dump(const char *module, pid_t pid)
 /* Map PATH executable here and let the module tell its build-id. */
 static int buildid_of_path(const char *path)
 {
-	struct mmap3_filter filter = { .size = sizeof(filter), .nr_pids = 1 };
+	struct session_opts so = {
+		.filter = { .size = sizeof(so.filter), .nr_pids = 1, .pids = { getpid() } },
+		.clock = MMAP3_CLOCK_LOCAL,
+	};
 	const struct mmap3_record_header *h;
-	struct session s = { .fd = -1 };
+	struct session s = { .dev = -1 };
 	struct stat st;
 	void *p = MAP_FAILED;
 	char buf[32];
@@ -285,10 +274,9 @@ static int buildid_of_path(const char *path)
 		msg_err("%s: not a regular, non-empty file", path);
 		goto out;
 	}
-	filter.pids[0] = getpid();
-	if (session_start(&s, &filter))
+	if (query_start(&s, &so))
 		goto out_session;
-	while ((h = session_next(&s)) && h->type != MMAP3_RECORD_DUMP_DONE)
+	while ((h = query_next(&s)) && h->type != MMAP3_RECORD_DUMP_DONE)
 		;
 	if (!h)
 		goto out_session;
@@ -298,9 +286,9 @@ static int buildid_of_path(const char *path)
 			"only executable mappings", path, strerror(errno));
 		goto out_session;
 	}
-	if (mmap3_device_flush(s.fd))
+	if (mmap3_device_flush(s.dev))
 		goto out_session;
-	while ((h = session_next(&s))) {
+	while ((h = query_next(&s))) {
 		const struct mmap3_record_mmap *m = (const void *)h;
 
 		if (h->type != MMAP3_RECORD_MMAP || m->addr != (uintptr_t)p)
@@ -317,7 +305,7 @@ static int buildid_of_path(const char *path)
 out_session:
 	if (p != MAP_FAILED)
 		munmap(p, 1);
-	session_end(&s);
+	session_close(&s);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -53,6 +53,7 @@
 #include "outfile.h"
 #include "perf/reader.h"
 #include "pidset.h"
+#include "session.h"
 #include "side.h"
 
 /* What the feed thread may queue for the main thread: past it, dropped and counted. */
@@ -214,12 +215,8 @@ static int out_build_ids(struct out *o, const uint8_t *ids, size_t len)
 /* ---- the feed thread: the session's records, in perf's terms ---- */
 
 struct feed {
-	int dev;
-	struct mmap3_records records;
-	struct side_writer side;
-	struct capture_worker *worker;
-	struct kmod_index *kmods;
-	int side_open;
+	struct session s;		/* its records to the sink below */
+	struct session_opts so;
 	int wake;			/* eventfd: a sync asked for, or stop */
 	pthread_t thread;
 	int started;
@@ -263,39 +260,6 @@ static int feed_sink(void *arg, const void *rec)
 	return 0;
 }
 
-static int feed_record(struct feed *f, const struct mmap3_record_header *h)
-{
-	size_t before = f->side.table_len, at;
-
-	if (h->type == MMAP3_RECORD_DUMP_DONE)
-		f->batch_dump_done = 1;
-	if (side_add_checked(&f->side, h, &f->records.mmap))
-		return -1;
-	/* The kernel's and modules' build-ids: HEADER_BUILD_ID records for perf. */
-	for (at = before; at < f->side.table_len; ) {
-		struct perf_event_header e;
-
-		memcpy(&e, f->side.table + at, sizeof(e));
-		if (feed_sink(f, f->side.table + at))
-			return -1;
-		at += e.size;
-	}
-	if (h->type == MMAP3_RECORD_MMAP && ((const struct mmap3_record_mmap *)h)->capture) {
-		if (f->worker)
-			capture_worker_mapping(f->worker, (const void *)h);
-		else
-			mmap3_device_capture_release(f->dev, ((const struct mmap3_record_mmap *)h)->capture);
-	}
-	if (h->type == MMAP3_RECORD_MODULE_LOAD && f->worker) {
-		const struct mmap3_record_module *m = (const void *)h;
-		const char *path = kmod_find(f->kmods, m->name, &m->build_id);
-
-		if (path)
-			capture_worker_file(f->worker, path, &m->build_id);
-	}
-	return 0;
-}
-
 /* Hand the batch over: the main thread's from now on. */
 static void feed_hand_over(struct feed *f, uint64_t gen)
 {
@@ -323,11 +287,12 @@ static int feed_drain(struct feed *f)
 	const struct mmap3_record_header *h;
 	int ret;
 
-	while ((ret = mmap3_records_next(&f->records, &h)) > 0)
-		if (feed_record(f, h)) {
-			msg_err("out of memory for the session's records");
+	while ((ret = session_next(&f->s, &h)) > 0) {
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			f->batch_dump_done = 1;
+		if (session_handle(&f->s, h))
 			return -1;
-		}
+	}
 	return ret;
 }
 
@@ -338,7 +303,7 @@ static void *feed_main(void *arg)
 
 	while (!stop && !failed) {
 		struct pollfd pfd[2] = {
-			{ .fd = f->dev, .events = POLLIN },
+			{ .fd = f->s.dev, .events = POLLIN },
 			{ .fd = f->wake, .events = POLLIN },
 		};
 		uint64_t gen, v;
@@ -358,15 +323,8 @@ static void *feed_main(void *arg)
 		stop = f->stop;
 		pthread_mutex_unlock(&f->lock);
 	}
-	if (!failed && !mmap3_device_disable(f->dev)) {
-		/* Drained and disabled, read() returns 0. */
-		mmap3_records_set_wait(&f->records, 1);
-		while (!f->records.eof && !failed)
-			if (feed_drain(f) < 0)
-				failed = 1;
-	} else {
+	if (failed || session_finish(&f->s, session_now(&f->s)))
 		failed = 1;
-	}
 	feed_hand_over(f, UINT64_MAX);
 	pthread_mutex_lock(&f->lock);
 	f->failed = failed;
@@ -431,9 +389,6 @@ struct inject {
 	struct out out;
 	struct feed feed;
 	struct sample_id_layout side_id;	/* of the feed's records */
-	struct capture capture;
-	struct capture_worker worker;
-	int cap_open;
 	struct pidset pids;
 	/* mmap3's records by ->key; [head, cursor) written, [cursor, len) not yet. */
 	struct pend **all;
@@ -598,7 +553,7 @@ static int sync_feed(struct inject *j)
 	struct feed *f = &j->feed;
 	uint64_t gen;
 
-	if (mmap3_device_flush(f->dev))
+	if (mmap3_device_flush(f->s.dev))
 		return -1;
 	gen = ++j->sync_gen;
 	atomic_store(&f->want, gen);
@@ -878,46 +833,31 @@ static int session_start(struct inject *j)
 {
 	const struct inject_opts *o = j->o;
 	const struct perf_event_attr *a = &j->in.attrs[0].attr;
-	struct mmap3_filter filter = { .size = sizeof(filter) };
-	struct mmap3_abi_version ver;
 	struct feed *f = &j->feed;
-	int clock = a->use_clockid ? a->clockid : MMAP3_CLOCK_LOCAL, vdso_failed;
 
-	f->dev = mmap3_device_open_loading(&ver);
-	if (f->dev < 0)
+	f->so = (struct session_opts){
+		.filter = { .size = sizeof(f->so.filter) },
+		/* The session takes perf's clock. */
+		.clock = a->use_clockid ? a->clockid : MMAP3_CLOCK_LOCAL,
+		.buffer_size = o->buffer_size,
+		.load_module = 1,
+		.sink = feed_sink,
+		.sink_arg = f,
+		.capture_dir = o->capture_dir,
+		.capture_max_file = o->capture_max_file,
+		.capture_max_total = o->capture_max_total,
+		.capture_max_seconds = o->capture_max_seconds,
+		.kmods = o->kmods,
+	};
+	if (session_open(&f->s, &f->so))
 		return -1;
-	if (o->capture_dir)
-		filter.flags |= MMAP3_FILTER_CAPTURE;
-	if (mmap3_device_setup(f->dev, &filter, clock, o->buffer_size) ||
-	    mmap3_records_init(&f->records, f->dev) ||
-	    side_open_sink(&f->side, feed_sink, f))
-		return -1;
-	f->side_open = 1;
-	f->side.kmods = o->kmods;
-	f->kmods = o->kmods;
-	if (o->capture_dir) {
-		if (capture_open(&j->capture, o->capture_dir))
-			return -1;
-		j->cap_open = 1;
-		j->capture.max_file = o->capture_max_file;
-		j->capture.max_total = o->capture_max_total;
-		j->capture.max_seconds = o->capture_max_seconds;
-		/* perf keeps the vdso in its cache: so does the directory. */
-		vdso_failed = capture_store_vdso(&j->capture);
-		if (capture_worker_start(&j->worker, &j->capture, f->dev))
-			return -1;
-		if (vdso_failed)
-			capture_worker_abandon(&j->worker);
-		f->worker = &j->worker;
-	}
 	f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (f->wake < 0) {
 		msg_err("eventfd: %s", strerror(errno));
 		return -1;
 	}
-	if (mmap3_device_enable(f->dev))
+	if (session_enable(&f->s))
 		return -1;
-	mmap3_records_set_wait(&f->records, 0);
 	if (pthread_create(&f->thread, NULL, feed_main, f)) {
 		msg_err("cannot start a thread");
 		return -1;
@@ -943,7 +883,7 @@ static int session_stop(struct inject *j)
 	f->started = 0;
 	failed = f->failed;
 	count_add(&j->st->dropped, f->dropped);
-	j->st->session_lost = f->side.stats.lost;
+	j->st->session_lost = f->s.side.stats.lost;
 	return failed ? -1 : 0;
 }
 
@@ -1089,7 +1029,7 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	j.in.fd = -1;
-	j.feed.dev = j.feed.wake = -1;
+	j.feed.s.dev = j.feed.wake = -1;
 	pthread_mutex_init(&j.feed.lock, NULL);
 	pthread_cond_init(&j.feed.cond, NULL);
 	sample_id_layout_init(&j.side_id, &side_attr);
@@ -1139,14 +1079,9 @@ out:
 			"there, perf's data went on without them");
 		ret = -1;
 	}
-	if (j.worker.started) {
-		capture_worker_finish(&j.worker);
-		j.capture.stats.backlog = j.worker.backlog;
-		st->capture_failed = atomic_load(&j.worker.failed);
-	}
-	st->capture = j.capture.stats;
-	if (j.cap_open)
-		capture_close(&j.capture);
+	st->capture_failed = atomic_load(&j.feed.s.worker.failed);
+	session_close(&j.feed.s);
+	st->capture = j.feed.s.cap.stats;
 	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
 	if (close_output(&j, whole))
 		ret = -1;
@@ -1164,11 +1099,6 @@ out:
 	free(j.rbuf);
 	free(j.feed.buf);
 	free(j.feed.batch);
-	if (j.feed.side_open)
-		side_abort(&j.feed.side);
-	mmap3_records_free(&j.feed.records);
-	if (j.feed.dev >= 0)
-		close(j.feed.dev);
 	if (j.feed.wake >= 0)
 		close(j.feed.wake);
 	pidset_free(&j.pids);

@@ -186,7 +186,8 @@ static int table_add_len(struct side_writer *s, uint16_t cpumode, const char *na
 	memcpy(e->filename, name, len);
 	*recent = s->table_len + 1;
 	s->table_len += size;
-	return 0;
+	/* A sink gets the entry as perf's pipe mode has it: a record. */
+	return s->sink ? s->sink(s->sink_arg, e) : 0;
 }
 
 static int table_add(struct side_writer *s, uint16_t cpumode, const char *name,

@@ -107,8 +107,9 @@ void side_abort(struct side_writer *s);
 
 /*
  * No file: each perf record side_add() makes, with the side file's
- * trailer, goes to @sink (mmap3 inject); the HEADER_BUILD_ID entries
- * gather in ->table as for a file.  side_abort() frees it.
+ * trailer, goes to @sink (mmap3 inject), and each new HEADER_BUILD_ID
+ * entry too, as a record (perf's pipe mode has them so), kept in ->table
+ * as well to be told apart.  side_abort() frees it.
  */
 int side_open_sink(struct side_writer *s, int (*sink)(void *arg, const void *rec), void *arg);
 
