@@ -4,6 +4,7 @@
  * status; the pipe stage itself is inject.c.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,24 +57,25 @@ static void usage(FILE *f)
 
 static struct kmod_index kmods;
 
-static void report(const struct inject_opts *o, const struct inject_stats *st)
+/* What was done, after perf's stream went through (@ok), and what was not. */
+static void report(const struct inject_opts *o, const struct inject_stats *st, int ok)
 {
-	msg_info("%llu of perf's mappings given mmap3's build-id, "
-		 "%llu records added; %llu rounds waited for the module",
-		 (unsigned long long)st->rewritten, (unsigned long long)st->added,
-		 (unsigned long long)st->flushes);
+	if (ok && !st->not_here)
+		msg_info("%llu of perf's mappings given mmap3's build-id, %llu records added; %llu "
+			 "rounds waited for the module", (unsigned long long)st->rewritten,
+			 (unsigned long long)st->added, (unsigned long long)st->flushes);
 	if (st->other_processes)
 		msg_info("left out %llu mappings of processes perf did not "
 			 "record (--all-processes adds them)",
 			 (unsigned long long)st->other_processes);
-	if (o->capture_dir)
+	if (ok && o->capture_dir && !st->not_here)
 		msg_info("captured %llu files (%llu MB) in %s, %llu there "
 			 "already, %llu changed after mapping",
 			 (unsigned long long)st->capture.stored,
 			 (unsigned long long)(st->capture.bytes >> 20), o->capture_dir,
 			 (unsigned long long)st->capture.cached,
 			 (unsigned long long)st->capture.changed);
-	if (o->capture_dir)
+	if (o->capture_dir && !st->not_here)
 		capture_report_skipped(&st->capture, o->capture_dir);
 	if (st->nothing_live)
 		msg_warn("perf's records all come before this "
@@ -198,9 +200,12 @@ static int inject(int argc, char **argv)
 			 "for them (--no-capture: none)", dir);
 	}
 	ret = inject_run(&o, &st) ? 1 : 0;
-	report(&o, &st);
+	report(&o, &st, !ret);
 	if (st.capture_failed)
 		ret = 1;
+	/* Asked to stop, it stopped, its output whole: said as perf record says it. */
+	if (!ret && st.signal == SIGTERM)
+		ret = 128 + SIGTERM;
 	free(dir);
 	return ret;
 }

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,10 +52,12 @@
 #include "match.h"
 #include "msg.h"
 #include "outfile.h"
+#include "perf/writer.h"
 #include "perf/reader.h"
 #include "pidset.h"
 #include "session.h"
 #include "side.h"
+#include "stream_input.h"
 
 /* What the feed thread may queue for the main thread: past it, dropped and counted. */
 #define INJECT_QUEUE_MAX	(256U << 20)
@@ -65,7 +68,6 @@
 /* How long a round waits for the state dump, and for a FLUSH to be read. */
 #define DUMP_WAIT_SECONDS	60
 #define SYNC_WAIT_SECONDS	10
-#define OUT_BUF			(1U << 20)
 
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
@@ -85,131 +87,6 @@ static int room(uint8_t **buf, size_t *cap, size_t len, size_t need, size_t firs
 	*buf = n;
 	*cap = c;
 	return 0;
-}
-
-/* Append @n bytes at @p to *@buf. */
-static int append(uint8_t **buf, size_t *len, size_t *cap, const void *p, size_t n)
-{
-	if (room(buf, cap, *len, n, 4096))
-		return -1;
-	memcpy(*buf + *len, p, n);
-	*len += n;
-	return 0;
-}
-
-/*
- * ---- the output: perf's pipe mode to standard output, or perf's file
- * mode to -o FILE (as perf inject -o writes), where the header records
- * of the pipe (attrs, features, build-ids, tracing data) go in the header
- * ----
- */
-
-struct out {
-	const char *name;
-	int fd;				/* pipe mode */
-	uint8_t *buf;
-	size_t len;
-	int failed;
-	int file_mode;
-	struct perf_writer pw;		/* file mode, from the attrs on */
-	int pw_open;
-	struct outfile_input input;	/* what the file must not be, until committed */
-	/* HEADER_BUILD_ID: perf's entries, then mmap3's (perf keeps a name's last). */
-	uint8_t *perf_ids, *mmap3_ids;
-	size_t perf_ids_len, perf_ids_cap, mmap3_ids_len, mmap3_ids_cap;
-};
-
-static int out_flush(struct out *o)
-{
-	size_t done = 0;
-
-	while (done < o->len && !o->failed) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (errno == EPIPE)
-				msg_err("%s: the reader closed the pipe "
-					"(did perf report exit?)", o->name);
-			else
-				msg_err("%s: cannot write: %s", o->name,
-					strerror(errno));
-			o->failed = 1;
-		}
-		done += n > 0 ? (size_t)n : 0;
-	}
-	o->len = 0;
-	return o->failed ? -1 : 0;
-}
-
-/* Bytes of the data: a record, or the payload that follows one. */
-static int out_write(struct out *o, const void *p, size_t n)
-{
-	if (o->file_mode) {
-		if (!o->failed && perf_writer_data(&o->pw, p, n))
-			o->failed = 1;
-		return o->failed ? -1 : 0;
-	}
-	while (n && !o->failed) {
-		size_t room = OUT_BUF - o->len, k = n < room ? n : room;
-
-		memcpy(o->buf + o->len, p, k);
-		o->len += k;
-		p = (const uint8_t *)p + k;
-		n -= k;
-		if (o->len == OUT_BUF && out_flush(o))
-			return -1;
-	}
-	return o->failed ? -1 : 0;
-}
-
-static int out_record(struct out *o, const void *rec)
-{
-	struct perf_event_header h;
-
-	memcpy(&h, rec, sizeof(h));
-	return out_write(o, rec, h.size);
-}
-
-/*
- * One of perf's records and the @payload bytes that follow it.  In file
- * mode its header records go in the header: the attrs are there already,
- * a feature's payload becomes its section, tracing data the tracing
- * section, build-ids the table.
- */
-static int out_perf(struct out *o, const struct perf_event_header *h, const uint8_t *payload,
-		    uint64_t len)
-{
-	const struct perf_record_header_feature *f = (const void *)h;
-
-	if (!o->file_mode)
-		return out_record(o, h) || (len && out_write(o, payload, len)) ? -1 : 0;
-	switch (h->type) {
-	case PERF_RECORD_HEADER_ATTR:
-	case PERF_RECORD_HEADER_EVENT_TYPE:
-		return 0;
-	case PERF_RECORD_HEADER_FEATURE:
-		/* The last, empty one only marks the end of the features. */
-		if (h->size == sizeof(*f) || f->feat_id >= HEADER_FEAT_BITS)
-			return 0;
-		return perf_writer_feature(&o->pw, (unsigned int)f->feat_id, f + 1,
-					   h->size - sizeof(*f));
-	case PERF_RECORD_HEADER_TRACING_DATA:
-		return perf_writer_feature(&o->pw, HEADER_TRACING_DATA, payload, len);
-	case PERF_RECORD_HEADER_BUILD_ID:
-		return append(&o->perf_ids, &o->perf_ids_len, &o->perf_ids_cap, h, h->size);
-	default:
-		return out_record(o, h) || (len && out_write(o, payload, len)) ? -1 : 0;
-	}
-}
-
-/* mmap3's build-id entries, as HEADER_BUILD_ID records. */
-static int out_build_ids(struct out *o, const uint8_t *ids, size_t len)
-{
-	if (!o->file_mode)
-		return out_write(o, ids, len);
-	return append(&o->mmap3_ids, &o->mmap3_ids_len, &o->mmap3_ids_cap, ids, len);
 }
 
 /* ---- the feed thread: the session's records, in perf's terms ---- */
@@ -385,8 +262,11 @@ struct pend {
 struct inject {
 	const struct inject_opts *o;
 	struct inject_stats *st;
+	struct stream_input input;
 	struct perf_reader in;
-	struct out out;
+	struct perf_writer out;		/* pipe mode at once; file mode once the attrs are in */
+	int out_open;
+	struct outfile_input out_input;	/* what -o must not be, until it is committed */
 	struct feed feed;
 	struct sample_id_layout side_id;	/* of the feed's records */
 	struct pidset pids;
@@ -403,6 +283,7 @@ struct inject {
 		uint64_t payload;
 		uint64_t time;
 		int has_time;
+		int in_header;
 		struct pend *match;
 	} *recs;
 	size_t nr_recs, recs_cap;
@@ -419,6 +300,8 @@ struct inject {
 	uint64_t sync_gen;
 	int session_up;
 	int session_failed;		/* perf's data passed on unchanged */
+	/* Where perf's stream was recorded, from its features: local unless they say not. */
+	char host[HOST_NAME_MAX + 1], release[65];
 };
 
 static int err_mem(void)
@@ -438,21 +321,13 @@ static struct pend *find_pend(struct inject *j, const struct perf_event_header *
 
 /* ---- mmap3's records, taken from the feed ---- */
 
-/*
- * A build-id entry as a pipe-mode record: padded to 8 bytes, which perf 7
- * requires of every event in a pipe (a file's table pads names to 4).
- */
+/* A build-id entry of the session's, written at the next round (perf_writer_build_ids()). */
 static int ids_add(struct inject *j, const struct perf_event_header *h)
 {
-	struct perf_event_header p = *h;
-
-	p.size = (uint16_t)ALIGN8(h->size);
-	if (room(&j->ids, &j->ids_cap, j->ids_len, p.size, 4096))
+	if (room(&j->ids, &j->ids_cap, j->ids_len, h->size, 4096))
 		return -1;
-	memset(j->ids + j->ids_len, 0, p.size);
 	memcpy(j->ids + j->ids_len, h, h->size);
-	memcpy(j->ids + j->ids_len, &p, sizeof(p));
-	j->ids_len += p.size;
+	j->ids_len += h->size;
 	return 0;
 }
 
@@ -611,7 +486,16 @@ static int round_add(struct inject *j, const struct perf_rec *rec)
 			(unsigned long long)rec->payload, PAYLOAD_MAX);
 		return -1;
 	}
-
+	/*
+	 * perf's header records (attrs, features, build-ids) take no part in
+	 * matching or time: with nothing of the round before them, they go
+	 * out at once, however many perf sends (one build-id each, at its end).
+	 */
+	if (rec->in_header && !rec->payload && !j->nr_recs) {
+		j->st->records++;
+		/* Before -o FILE is open, only attrs come: its header takes them. */
+		return j->out_open ? perf_writer_header_record(&j->out, rec->h, NULL, 0) : 0;
+	}
 	if (j->nr_recs == j->recs_cap) {
 		size_t cap = j->recs_cap ? 2 * j->recs_cap : 4096;
 
@@ -626,7 +510,7 @@ static int round_add(struct inject *j, const struct perf_rec *rec)
 		return err_mem();
 	r = &j->recs[j->nr_recs++];
 	*r = (struct round_rec){ .off = j->rlen, .payload = rec->payload, .time = rec->time,
-				 .has_time = rec->has_time };
+				 .has_time = rec->has_time, .in_header = rec->in_header };
 	memcpy(j->rbuf + j->rlen, rec->h, rec->h->size);
 	j->rlen += rec->h->size;
 	if (rec->payload && perf_reader_payload(&j->in, round_payload, j)) {
@@ -705,7 +589,7 @@ static int write_pend(struct inject *j, struct pend *p)
 	h.size = (uint16_t)(p->body_size + j->in.id.size);
 	memcpy(buf, &h, sizeof(h));
 	j->st->added++;
-	return out_record(&j->out, buf);
+	return perf_writer_record(&j->out, buf);
 }
 
 /* Write mmap3's records not newer than @limit. */
@@ -750,7 +634,12 @@ static int write_perf_record(struct inject *j, size_t k)
 		}
 	}
 	j->st->records++;
-	return out_perf(&j->out, rec, (const uint8_t *)h + h->size, r->payload);
+	if (r->in_header)
+		return perf_writer_header_record(&j->out, rec, (const uint8_t *)h + h->size,
+						 r->payload);
+	return perf_writer_record(&j->out, rec) ||
+	       (r->payload && perf_writer_data(&j->out, (const uint8_t *)h + h->size, r->payload)) ?
+	       -1 : 0;
 }
 
 /*
@@ -769,7 +658,7 @@ static int write_ids(struct inject *j)
 	size_t len = j->ids_len;
 
 	j->ids_len = 0;
-	return out_build_ids(&j->out, j->ids, len);
+	return perf_writer_build_ids(&j->out, j->ids, len);
 }
 
 /*
@@ -824,7 +713,7 @@ static int write_round(struct inject *j, int end)
 	/* No FINISHED_ROUND at all: perf sorts the whole stream at its end. */
 	if (!j->rounds && write_due(j, j->max_time))
 		return -1;
-	return out_flush(&j->out);
+	return perf_writer_flush(&j->out);
 }
 
 /* ---- the session ---- */
@@ -887,136 +776,102 @@ static int session_stop(struct inject *j)
 	return failed ? -1 : 0;
 }
 
-/* ---- the input and the output ---- */
+/* ---- the input, the output and the stream's host ---- */
 
-static int open_input(struct inject *j)
-{
-	const char *name = j->o->input ? j->o->input : "standard input";
-	int fd = 0;
-	struct stat st;
-
-	if (j->o->input && strcmp(j->o->input, "-")) {
-		fd = open(j->o->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0) {
-			msg_err("%s: %s", name, strerror(errno));
-			return -1;
-		}
-	} else {
-		name = "standard input";
-		if (isatty(0)) {
-			msg_err("standard input is a terminal, expected perf's "
-				"data: perf record -o - ... | mmap3 inject | perf report -i -");
-			return -1;
-		}
-		fd = dup(0);
-	}
-	if (fd < 0 || fstat(fd, &st)) {
-		msg_err("%s: %s", name, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
-		msg_err("%s: not a pipe or a file, expected perf's data",
-			name);
-		close(fd);
-		return -1;
-	}
-	if (perf_reader_open_stream(&j->in, fd, name)) {
-		msg_err("%s", perf_reader_error(&j->in));
-		return -1;
-	}
-	return 0;
-}
-
+/*
+ * -o FILE: perf's file mode, with the attrs perf's stream began with,
+ * never over the input (when it is a file); else the pipe on standard
+ * output, opened at once.
+ */
 static int open_output(struct inject *j)
 {
-	struct out *o = &j->out;
-	static const struct perf_pipe_file_header ph = {
-		.magic = PERF_MAGIC2,
-		.size = sizeof(ph),
-	};
-	struct outfile_input *input = &o->input;
-
-	if (j->o->output && strcmp(j->o->output, "-")) {
-		/* Opened once perf's attrs are known (open_file_output()). */
-		o->name = j->o->output;
-		o->file_mode = 1;
-		/* Never over the input, when it is a file. */
-		input->path = j->o->input;
-		if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
-			input->path = NULL;
-		return 0;
-	}
-	o->name = "standard output";
-	o->fd = 1;
-	if (isatty(1)) {
-		msg_err("standard output is a terminal: pipe it into "
-			"perf report -i -, or give -o FILE");
-		return -1;
-	}
-	o->buf = malloc(OUT_BUF);
-	if (!o->buf)
-		return err_mem();
-	return out_write(o, &ph, sizeof(ph));
-}
-
-/* -o FILE: perf's file mode, with the attrs perf's stream began with. */
-static int open_file_output(struct inject *j)
-{
-	struct out *o = &j->out;
-	struct perf_writer_attr *attrs = calloc(j->in.nr_attrs, sizeof(*attrs));
+	struct outfile_input *input = &j->out_input;
+	struct perf_writer_attr *attrs;
 	unsigned int i;
 	int ret;
 
+	if (!j->o->output || !strcmp(j->o->output, "-")) {
+		if (isatty(1)) {
+			msg_err("standard output is a terminal: pipe it into perf report -i -, or "
+				"give -o FILE");
+			return -1;
+		}
+		ret = perf_writer_open_pipe(&j->out, 1, "standard output");
+		j->out_open = !ret;
+		return ret;
+	}
+	input->path = j->o->input;
+	if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
+		input->path = NULL;
+	attrs = calloc(j->in.nr_attrs, sizeof(*attrs));
 	if (!attrs)
 		return err_mem();
 	for (i = 0; i < j->in.nr_attrs; i++)
 		attrs[i] = (struct perf_writer_attr){ j->in.attrs[i].raw, j->in.attrs[i].ids,
 						      j->in.attrs[i].nr_ids };
-	ret = perf_writer_open(&o->pw, o->name, attrs, j->in.nr_attrs, j->in.attr_bytes,
-			       &o->input, o->input.path ? 1 : 0);
+	ret = perf_writer_open(&j->out, j->o->output, attrs, j->in.nr_attrs, j->in.attr_bytes,
+			       input, input->path ? 1 : 0);
 	free(attrs);
-	if (!ret)
-		o->pw_open = 1;
+	j->out_open = !ret;
 	return ret;
 }
 
+/* A string feature of perf's (HOSTNAME, OSRELEASE), as it passes, into @out. */
+static void note_feature(const struct perf_event_header *h, unsigned int bit, char *out,
+			 size_t size)
+{
+	const struct perf_record_header_feature *f = (const void *)h;
+	size_t max = h->size > sizeof(*f) + 4 ? h->size - sizeof(*f) - 4 : 0;
+	uint32_t len;
+
+	if (h->type != PERF_RECORD_HEADER_FEATURE || f->feat_id != bit || !max)
+		return;
+	memcpy(&len, f + 1, 4);
+	len = len < max ? len : (uint32_t)max;
+	len = len < size - 1 ? len : (uint32_t)size - 1;
+	memcpy(out, (const char *)(f + 1) + 4, len);
+	out[strnlen(out, len)] = '\0';
+}
+
 /*
- * The end: standard output flushed, or the file's build-id table
- * written and the file put in place (@whole: perf's stream went through
- * whole) or dropped.
+ * Was the stream recorded on this machine?  Its pids and times are this
+ * kernel's only if so (ssh host perf record -o - | mmap3 inject is not).
+ */
+static int recorded_here(struct inject *j)
+{
+	struct utsname u;
+
+	if (uname(&u) || (!j->host[0] && !j->release[0]))
+		return 1;
+	if ((!j->host[0] || !strcmp(j->host, u.nodename)) &&
+	    (!j->release[0] || !strcmp(j->release, u.release)))
+		return 1;
+	msg_warn("%s was recorded on host %s, kernel %s; this is %s, kernel %s: its pids and "
+		 "times are not this machine's, so it is passed on unchanged, without mmap3's "
+		 "records", j->input.name, j->host[0] ? j->host : "?",
+		 j->release[0] ? j->release : "?", u.nodename, u.release);
+	return 0;
+}
+
+/*
+ * The end of perf's stream, or what came of it: @whole if it went
+ * through (a stream cut inside a record is whole up to there): standard
+ * output flushed, or the file's build-id table written and the file put
+ * in place; else dropped.
  */
 static int close_output(struct inject *j, int whole)
 {
-	struct out *o = &j->out;
-	uint8_t *table = NULL;
-	size_t len = o->perf_ids_len + o->mmap3_ids_len;
-	int ret = 0;
-
-	if (!o->file_mode)
-		return o->buf ? out_flush(o) : 0;
-	if (!o->pw_open) {
-		if (whole)
-			msg_err("%s: perf's stream ended before its first "
-				"event: no file written", o->name);
-		return whole ? -1 : 0;
+	if (!j->out_open) {
+		if (whole && j->o->output)
+			msg_err("%s: perf's stream ended before its first event: no file written",
+				j->o->output);
+		return whole && j->o->output ? -1 : 0;
 	}
-	if (whole && !o->failed && len) {
-		table = malloc(len);
-		if (!table)
-			ret = err_mem();
-		else if (memcpy(table, o->perf_ids, o->perf_ids_len),
-			 memcpy(table + o->perf_ids_len, o->mmap3_ids, o->mmap3_ids_len),
-			 perf_writer_feature(&o->pw, HEADER_BUILD_ID, table, len))
-			ret = -1;
-	}
-	if (whole && !o->failed && !ret)
-		ret = perf_writer_close(&o->pw);
-	else
-		perf_writer_abort(&o->pw), ret = whole ? -1 : ret;
-	free(table);
-	return ret;
+	j->out_open = 0;
+	if (whole && !perf_writer_close(&j->out))
+		return 0;
+	perf_writer_abort(&j->out);
+	return -1;
 }
 
 int inject_run(const struct inject_opts *o, struct inject_stats *st)
@@ -1035,20 +890,34 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	sample_id_layout_init(&j.side_id, &side_attr);
 	/* A closed pipe is an error to say, not a signal to die of with the session open. */
 	signal(SIGPIPE, SIG_IGN);
-	if (open_input(&j) || open_output(&j))
+	/* Before any thread: they all keep the signals blocked, read here. */
+	if (stream_input_open(&j.input, o->input))
+		goto out;
+	if (perf_reader_open_stream(&j.in, j.input.fd, j.input.name, stream_input_wait, &j.input)) {
+		msg_err("%s", perf_reader_error(&j.in));
+		goto out;
+	}
+	if ((!o->output || !strcmp(o->output, "-")) && open_output(&j))
 		goto out;
 	while ((r = perf_reader_next(&j.in, &rec)) > 0) {
 		uint32_t pid;
 
-		/*
-		 * perf's attrs are in: the session takes their clock.  Without
-		 * one, perf's data still goes on, unchanged: it is the user's.
-		 */
-		if (j.out.file_mode && !j.out.pw_open && j.in.attrs_ready && open_file_output(&j))
+		/* Every attr is in: the file can start. */
+		if (!j.out_open && j.in.attrs_ready && open_output(&j))
 			goto out;
-		if (!j.session_up && !j.session_failed && j.in.attrs_ready && session_start(&j)) {
-			j.session_failed = 1;
-			msg_err("passing perf's data on unchanged");
+		note_feature(rec.h, HEADER_HOSTNAME, j.host, sizeof(j.host));
+		note_feature(rec.h, HEADER_OSRELEASE, j.release, sizeof(j.release));
+		/*
+		 * The first event: the session takes perf's clock, if the stream
+		 * is this machine's.  Without a session, perf's data still goes
+		 * on, unchanged: it is the user's.
+		 */
+		if (!j.session_up && !j.session_failed && round_event(rec.h)) {
+			st->not_here = !recorded_here(&j);
+			if (st->not_here || session_start(&j))
+				j.session_failed = 1;
+			if (j.session_failed && !st->not_here)
+				msg_err("passing perf's data on unchanged");
 		}
 		if (mapping_record_pid(rec.h, &pid) && pidset_add(&j.pids, pid)) {
 			err_mem();
@@ -1062,21 +931,26 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 		    write_round(&j, 0))
 			goto out;
 	}
-	if (r < 0) {
+	/* Cut inside a record (perf killed): what came before it is whole. */
+	if (r < 0 && !j.in.truncated) {
 		msg_err("%s", perf_reader_error(&j.in));
 		goto out;
 	}
-	if (write_round(&j, 1))
+	if (r < 0)
+		msg_warn("%s: kept the records before it", perf_reader_error(&j.in));
+	if (!j.out_open && j.in.nr_attrs && open_output(&j))
+		goto out;
+	if (j.out_open && write_round(&j, 1))
 		goto out;
 	st->nothing_live = j.session_up && (!j.max_time || j.max_time < j.session_start);
 	/* What was mapped after perf's last record is not perf's session's. */
 	st->after_end = j.len - j.cursor;
 	whole = 1;
-	ret = j.session_failed ? -1 : 0;
+	ret = j.session_failed && !st->not_here ? -1 : 0;
 out:
 	if (session_stop(&j)) {
-		msg_err("the session failed (above): mmap3's records end "
-			"there, perf's data went on without them");
+		msg_err("the session failed (above): mmap3's records end there, perf's data went "
+			"on without them");
 		ret = -1;
 	}
 	st->capture_failed = atomic_load(&j.feed.s.worker.failed);
@@ -1085,9 +959,6 @@ out:
 	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
 	if (close_output(&j, whole))
 		ret = -1;
-	free(j.out.buf);
-	free(j.out.perf_ids);
-	free(j.out.mmap3_ids);
 	match_free(&j.match);
 	for (k = j.head; k < j.len; k++) {
 		free(j.all[k]->body);
@@ -1103,5 +974,7 @@ out:
 		close(j.feed.wake);
 	pidset_free(&j.pids);
 	perf_reader_close(&j.in);
+	st->signal = j.input.signal;
+	stream_input_close(&j.input);
 	return ret;
 }

@@ -43,6 +43,8 @@ struct inject_stats {
 	struct capture_stats capture;
 	int capture_failed;
 	int nothing_live;		/* perf's records all older than the session */
+	int not_here;			/* the stream was recorded on another machine */
+	int signal;			/* the signal that ended the input, or 0 */
 };
 
 /*

@@ -120,7 +120,7 @@ static void check_stream(size_t size)
 
 	if (fd < 0)
 		abort();
-	if (perf_reader_open_stream(&r, fd, "fuzz")) {
+	if (perf_reader_open_stream(&r, fd, "fuzz", NULL, NULL)) {
 		if (strncmp(perf_reader_error(&r), "fuzz: offset ", 13))
 			abort();
 		return;

@@ -552,7 +552,38 @@ def flood_side():
                       for i, n in enumerate(flood_names())])
 
 
+def stream(host=None, ids=0, rounds=50, id_name_len=0):
+    """perf's pipe mode as perf record -o - writes it: its attr, its
+    features (@host's, else this machine's), @ids HEADER_BUILD_ID records
+    (names of @id_name_len bytes), then @rounds rounds of a mapping and 20
+    samples each, a FINISHED_ROUND after each; times from 1000."""
+    f = host_features()
+    if host:
+        f[FEAT_HOSTNAME] = string_feature(host)
+    r = [header_attr(attr(sample_type=ST))]
+    r += [header_feature(b, p) for b, p in sorted(f.items())]
+    r += [build_id_entry('/usr/lib/ids/%0*d' % (max(id_name_len, 8), i), BID_A, align=8)
+          for i in range(ids)]
+    r.append(comm(ST, 100, 'app', 900))
+    t = 1000
+    for k in range(rounds):
+        r.append(mmap2(ST, 100, 0x7f0000000000 + 0x10000 * k, 0x1000, 0, '/usr/lib/r%d.so' % k, t))
+        r += [sample(100, 0x7f0000000100 + 0x10000 * k, t + 1 + i) for i in range(20)]
+        r.append(finished_round())
+        t += 1000
+    return pipe_mode(r)
+
+
 NAMED = {
+    'stream': stream,
+    'stream-elsewhere': lambda: stream(host='elsewhere'),
+    'stream-ids-small': lambda: stream(ids=2000, id_name_len=4000),
+    'stream-ids-big': lambda: stream(ids=20000, id_name_len=4000),
+    # A record before any attr: perf writes its attrs first.
+    'stream-before-attr': lambda: pipe_mode([finished_round()]),
+    # A record announcing 1 GiB of payload after it.
+    'stream-aux': lambda: pipe_mode([header_attr(attr(sample_type=ST)),
+                                     struct.pack('<IHHQQQIIII', 71, 0, 48, 1 << 30, 0, 0, 0, 0, 0, 0)]),
     'flood-perf': flood_perf,
     'flood-side': flood_side,
     'same-perf': same_perf,

@@ -339,15 +339,29 @@ static long stream_fill(struct perf_reader *r, uint64_t off, size_t len)
 		r->buf_cap = cap;
 	}
 	while (r->buf_len < len && !r->stream_end) {
-		ssize_t n = read(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len);
+		ssize_t n;
+		int w = r->wait ? r->wait(r->wait_arg, 0) : 0;
 
-		if (n < 0 && errno == EINTR)
+		if (w < 0)
+			return -1;
+		if (w) {
+			r->stream_end = 1;
+			break;
+		}
+		n = read(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
 			return fail(r, off + r->buf_len, "cannot read the stream: %s",
 				    strerror(errno));
-		if (!n)
+		if (!n) {
+			w = r->wait ? r->wait(r->wait_arg, 1) : 0;
+			if (w < 0)
+				return -1;
+			if (w)
+				continue;
 			r->stream_end = 1;
+		}
 		r->buf_len += (size_t)n;
 	}
 	return (long)(r->buf_len < len ? r->buf_len : len);
@@ -364,9 +378,11 @@ int perf_reader_payload(struct perf_reader *r, int (*sink)(void *arg, const void
 
 		if (n < 0)
 			return -1;
-		if (!n)
+		if (!n) {
+			r->truncated = 1;
 			return fail(r, at, "the stream ends inside a record's payload (%llu bytes "
 				    "short)", (unsigned long long)r->payload_left);
+		}
 		if (sink && sink(arg, r->buf, (size_t)n))
 			return -1;
 		at += (uint64_t)n;
@@ -399,8 +415,10 @@ static int stream_next(struct perf_reader *r, const struct perf_event_header **r
 	n = stream_fill(r, off, sizeof(h));
 	if (n <= 0)
 		return (int)n;
-	if ((size_t)n < sizeof(h))
+	if ((size_t)n < sizeof(h)) {
+		r->truncated = 1;
 		return fail(r, off, "the stream ends inside a record header (%ld of 8 bytes)", n);
+	}
 	memcpy(&h, r->buf, sizeof(h));
 	if (h.size < sizeof(h))
 		return fail(r, off, "record of type %s has size %u, expected at least 8",
@@ -408,13 +426,18 @@ static int stream_next(struct perf_reader *r, const struct perf_event_header **r
 	n = stream_fill(r, off, h.size);
 	if (n < 0)
 		return -1;
-	if ((size_t)n < h.size)
+	if ((size_t)n < h.size) {
+		r->truncated = 1;
 		return fail(r, off, "the stream ends inside a record of type %s (%ld of %u "
 			    "bytes)", type_str(h.type, t, sizeof(t)), n, h.size);
-	if (h.type < PERF_RECORD_USER_TYPE_START && !r->attrs_ready) {
-		if (!r->nr_attrs)
-			return fail(r, off, "a record of type %s before any ATTR record, expected "
-				    "the attrs first", type_str(h.type, t, sizeof(t)));
+	}
+	/* perf's pipe mode begins with its attrs: nothing has meaning before them. */
+	if (!r->nr_attrs && h.type != PERF_RECORD_HEADER_ATTR)
+		return fail(r, off, "a record of type %s before any ATTR record, expected the "
+			    "attrs first (perf record -o - writes them so)",
+			    type_str(h.type, t, sizeof(t)));
+	/* perf writes every attr first: the first other record ends them. */
+	if (h.type != PERF_RECORD_HEADER_ATTR && !r->attrs_ready) {
 		if (check_attrs(r) || (r->time_at == -2 && map_ids(r)))
 			return -1;
 		r->attrs_ready = 1;
@@ -426,7 +449,7 @@ static int stream_next(struct perf_reader *r, const struct perf_event_header **r
 		uint32_t asize;
 
 		if (r->attrs_ready)
-			return fail(r, off, "an ATTR record after the records, expected every "
+			return fail(r, off, "an ATTR record after other records, expected every "
 				    "attr first (as perf record writes them)");
 		memcpy(&asize, p + sizeof(h) + offsetof(struct perf_event_attr, size), 4);
 		if (!asize)
@@ -944,7 +967,8 @@ int perf_reader_open(struct perf_reader *r, const char *path)
 	return perf_reader_open_fd(r, fd, path);
 }
 
-int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name)
+int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name,
+			    int (*wait)(void *arg, int eof), void *wait_arg)
 {
 	struct perf_pipe_file_header ph;
 	long n;
@@ -953,6 +977,8 @@ int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name)
 	r->path = name;
 	r->fd = fd;
 	r->stream = r->pipe = 1;
+	r->wait = wait;
+	r->wait_arg = wait_arg;
 	n = stream_fill(r, 0, sizeof(ph));
 	if (n < 0)
 		goto err;

@@ -81,6 +81,14 @@ struct perf_reader {
 	/* Stream mode: read once, in order (perf_reader_open_stream()). */
 	int stream, stream_end, attrs_ready;
 	uint64_t payload_left;		/* of the last record, not yet read */
+	/*
+	 * Stream mode, if set: called before each read() (@eof 0): 0 to
+	 * read, 1 to take the stream as ended there; after a read() found
+	 * its end (@eof 1): 1 to read again, 0 for the end; -1 fails.
+	 */
+	int (*wait)(void *arg, int eof);
+	void *wait_arg;
+	int truncated;			/* the error: the stream ended inside a record */
 	char error[512];
 };
 
@@ -97,9 +105,11 @@ void perf_reader_close(struct perf_reader *r);
  * Read @fd (a pipe: perf record -o -) once, in order, as perf's pipe
  * mode comes: the attrs as their records come, each record checked as
  * in a file, the data's end the stream's.  Only perf_reader_next() and
- * perf_reader_payload() apply.  The reader owns @fd.
+ * perf_reader_payload() apply.  The reader owns @fd.  @wait, if given,
+ * is asked around each read() (the wait field above).
  */
-int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name);
+int perf_reader_open_stream(struct perf_reader *r, int fd, const char *name,
+			    int (*wait)(void *arg, int eof), void *wait_arg);
 
 /*
  * Stream mode: the payload that follows the last record (AUXTRACE data,

@@ -36,14 +36,14 @@ static int fail(struct perf_writer *w, const char *what, uint64_t off, int err)
 	return -1;
 }
 
-static int pwrite_all(struct perf_writer *w, const void *buf, size_t len, uint64_t off,
-		      const char *what)
+/* @len bytes at @off of @fd (the output, or the build-ids beside it). */
+static int pwrite_fd(struct perf_writer *w, int fd, const void *buf, size_t len, uint64_t off,
+		     const char *what)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pwrite(w->out.fd, (const uint8_t *)buf + done, len - done,
-				   (off_t)(off + done));
+		ssize_t n = pwrite(fd, (const uint8_t *)buf + done, len - done, (off_t)(off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -52,6 +52,12 @@ static int pwrite_all(struct perf_writer *w, const void *buf, size_t len, uint64
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+static int pwrite_all(struct perf_writer *w, const void *buf, size_t len, uint64_t off,
+		      const char *what)
+{
+	return pwrite_fd(w, w->out.fd, buf, len, off, what);
 }
 
 static void write_back(struct perf_writer *w, uint64_t end)
@@ -63,15 +69,65 @@ static void write_back(struct perf_writer *w, uint64_t end)
 	w->written_back = end;
 }
 
+/* Pipe mode: @len bytes to the reader, in order. */
+static int write_all(struct perf_writer *w, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(w->out.fd, (const uint8_t *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE) {
+			msg_err("%s: the reader closed the pipe (did perf report exit?)",
+				w->out.path);
+			return -1;
+		}
+		if (n <= 0)
+			return fail(w, "records", w->buf_off + done, n < 0 ? errno : EIO);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 static int flush(struct perf_writer *w)
 {
 	if (!w->buf_len)
 		return 0;
-	if (pwrite_all(w, w->buf, w->buf_len, w->buf_off, "records"))
+	if (w->pipe ? write_all(w, w->buf, w->buf_len) :
+	    pwrite_all(w, w->buf, w->buf_len, w->buf_off, "records"))
 		return -1;
 	w->buf_off += w->buf_len;
 	w->buf_len = 0;
-	write_back(w, w->buf_off);
+	if (!w->pipe)
+		write_back(w, w->buf_off);
+	return 0;
+}
+
+int perf_writer_flush(struct perf_writer *w)
+{
+	return flush(w);
+}
+
+int perf_writer_open_pipe(struct perf_writer *w, int fd, const char *name)
+{
+	static const struct perf_pipe_file_header ph = {
+		.magic = PERF_MAGIC2,
+		.size = sizeof(ph),
+	};
+
+	memset(w, 0, sizeof(*w));
+	w->pipe = 1;
+	w->out.path = name;
+	w->out.fd = fd;
+	w->buf = malloc(BUF_SIZE);
+	if (!w->buf) {
+		msg_err("%s: out of memory", name);
+		return -1;
+	}
+	memcpy(w->buf, &ph, sizeof(ph));
+	w->buf_len = sizeof(ph);
 	return 0;
 }
 
@@ -128,6 +184,95 @@ int perf_writer_open_one(struct perf_writer *w, const char *path,
 
 	a.size = ATTR_SIZE;
 	return perf_writer_open(w, path, &in, 1, ATTR_SIZE, NULL, 0);
+}
+
+/* Append @len bytes to the temporary file of perf's build-id entries. */
+static int ids_spill(struct perf_writer *w, const void *buf, size_t len)
+{
+	if (!w->ids_open) {
+		if (outfile_open_at(&w->ids, w->out.dirfd, ".mmap3-build-ids", w->out.path))
+			return -1;
+		w->ids_open = 1;
+	}
+	if (pwrite_fd(w, w->ids.fd, buf, len, w->ids_len, "perf's build-ids beside it"))
+		return -1;
+	w->ids_len += len;
+	return 0;
+}
+
+int perf_writer_header_record(struct perf_writer *w, const struct perf_event_header *h,
+			      const void *payload, uint64_t len)
+{
+	const struct perf_record_header_feature *f = (const void *)h;
+
+	if (w->pipe)
+		return perf_writer_record(w, h) || (len && perf_writer_data(w, payload, len)) ? -1 : 0;
+	switch (h->type) {
+	case PERF_RECORD_HEADER_FEATURE:
+		/* The last, empty one only marks the end of the features. */
+		if (h->size <= sizeof(*f) || f->feat_id >= HEADER_FEAT_BITS)
+			return 0;
+		return perf_writer_feature(w, (unsigned int)f->feat_id, f + 1, h->size - sizeof(*f));
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return perf_writer_feature(w, HEADER_TRACING_DATA, payload, len);
+	case PERF_RECORD_HEADER_BUILD_ID:
+		return ids_spill(w, h, h->size);
+	default:
+		/* Attrs and event types: in the file's header already. */
+		return 0;
+	}
+}
+
+int perf_writer_build_ids(struct perf_writer *w, const void *entries, size_t len)
+{
+	uint8_t *n;
+	size_t cap;
+
+	if (w->pipe) {
+		const uint8_t *p = entries, *end = p + len;
+
+		/* Each padded to 8 bytes, as perf 7 requires of every event in a pipe. */
+		while (p < end) {
+			struct perf_event_header h;
+			size_t size;
+
+			memcpy(&h, p, sizeof(h));
+			size = (h.size + 7U) & ~7U;
+			if (perf_writer_data(w, &(struct perf_event_header){ h.type, h.misc,
+					     (uint16_t)size }, sizeof(h)) ||
+			    perf_writer_data(w, p + sizeof(h), h.size - sizeof(h)) ||
+			    perf_writer_data(w, "\0\0\0\0\0\0\0", size - h.size))
+				return -1;
+			p += h.size;
+		}
+		return 0;
+	}
+	if (w->own_ids_len + len > w->own_ids_cap) {
+		for (cap = w->own_ids_cap ? w->own_ids_cap : 4096; cap < w->own_ids_len + len; )
+			cap *= 2;
+		n = realloc(w->own_ids, cap);
+		if (!n) {
+			msg_err("%s: out of memory", w->out.path);
+			return -1;
+		}
+		w->own_ids = n;
+		w->own_ids_cap = cap;
+	}
+	memcpy(w->own_ids + w->own_ids_len, entries, len);
+	w->own_ids_len += len;
+	return 0;
+}
+
+/* The table: perf's entries, then ours, copied from beside the file at the end. */
+static int build_id_table(struct perf_writer *w)
+{
+	if (!w->ids_open && !w->own_ids_len)
+		return 0;
+	if (!w->ids_open)
+		return perf_writer_feature(w, HEADER_BUILD_ID, w->own_ids, w->own_ids_len);
+	if (w->own_ids_len && ids_spill(w, w->own_ids, w->own_ids_len))
+		return -1;
+	return perf_writer_feature_copy(w, HEADER_BUILD_ID, w->ids.fd, 0, w->ids_len);
 }
 
 uint64_t perf_writer_offset(const struct perf_writer *w)
@@ -306,6 +451,12 @@ static void free_features(struct perf_writer *w)
 	}
 	free(w->buf);
 	w->buf = NULL;
+	free(w->own_ids);
+	w->own_ids = NULL;
+	w->own_ids_len = w->own_ids_cap = 0;
+	if (w->ids_open)
+		outfile_abort(&w->ids);
+	w->ids_open = 0;
 }
 
 int perf_writer_finish(struct perf_writer *w)
@@ -321,7 +472,14 @@ int perf_writer_finish(struct perf_writer *w)
 	unsigned int bit, n = 0;
 	uint64_t off, table;
 
-	if (flush(w))
+	if (w->pipe) {
+		if (flush(w))
+			return -1;
+		free_features(w);
+		w->finished = 1;
+		return 0;
+	}
+	if (flush(w) || build_id_table(w))
 		goto err;
 	table = w->data_offset + w->data_size;
 	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
@@ -356,11 +514,12 @@ int perf_writer_close(struct perf_writer *w)
 {
 	if (!w->finished && perf_writer_finish(w))
 		return -1;
-	return outfile_commit(&w->out) ? -1 : 0;
+	return w->pipe ? 0 : outfile_commit(&w->out) ? -1 : 0;
 }
 
 void perf_writer_abort(struct perf_writer *w)
 {
-	outfile_abort(&w->out);
+	if (!w->pipe)
+		outfile_abort(&w->out);
 	free_features(w);
 }

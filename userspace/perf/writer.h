@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * userspace/perf/writer.h - writing a perf.data file (file mode):
+ * userspace/perf/writer.h - writing perf's data, as perf's util/data.c
+ * does for either mode.  File mode, a perf.data file:
  *
  *	[0]	struct perf_file_header
  *	[104]	the attrs' sample ids, then the attrs, each followed by the
@@ -8,9 +9,14 @@
  *	[...]	data: the records
  *	[...]	a perf_file_section per feature bit set, then the features
  *
- * The file is created by outfile.c: unnamed until complete, 0600, never
- * over a symbolic link, FIFO, device node or an input.  Errors print one
- * line naming the file, what was written and the offset.
+ * created by outfile.c: unnamed until complete, 0600, never over a
+ * symbolic link, FIFO, device node or an input.  Pipe mode, perf's
+ * stream on a descriptor (perf record -o -): a struct
+ * perf_pipe_file_header, then every record, the header's too, in order.
+ * A stream's header records (attrs, features, tracing data, build-ids)
+ * are written as records in pipe mode and into the header in file mode
+ * (perf_writer_header_record()), as perf inject -o does.  Errors print
+ * one line naming the file, what was written and the offset.
  */
 #ifndef MMAP3_PERF_WRITER_H
 #define MMAP3_PERF_WRITER_H
@@ -31,6 +37,18 @@ struct perf_writer {
 	uint64_t written_back;		/* sync_file_range() started up to here */
 	int no_copy_range;		/* copy_file_range() cannot copy to this file */
 	int finished;			/* perf_writer_finish() wrote it all */
+	int pipe;			/* pipe mode, to out.fd */
+	/*
+	 * File mode from a stream: perf's build-id entries, in a temporary
+	 * file beside the output however many perf sends, then ours, kept
+	 * in memory (one per distinct file), after them: perf keeps a
+	 * name's last entry.
+	 */
+	struct outfile ids;
+	int ids_open;
+	uint64_t ids_len;
+	uint8_t *own_ids;
+	size_t own_ids_len, own_ids_cap;
 	struct {
 		int set;
 		void *buf;		/* the payload, or NULL: */
@@ -58,6 +76,32 @@ int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_
 /* The same with the one attr every record belongs to, in perf's size. */
 int perf_writer_open_one(struct perf_writer *w, const char *path,
 			 const struct perf_event_attr *attr);
+
+/*
+ * Pipe mode to @fd (standard output), @name for messages: the pipe's
+ * header now, then records as they come, flushed by perf_writer_flush().
+ */
+int perf_writer_open_pipe(struct perf_writer *w, int fd, const char *name);
+
+/* Write what is buffered: in pipe mode, to the reader now.  0, or -1 (printed). */
+int perf_writer_flush(struct perf_writer *w);
+
+/*
+ * One of a stream's header records and the @len bytes of @payload that
+ * follow it (tracing data): in pipe mode written as it is; in file mode
+ * into the header: a feature's payload as its section, tracing data as
+ * HEADER_TRACING_DATA, a build-id entry into the table; attrs and event
+ * types are the file's already (perf_writer_open()).
+ */
+int perf_writer_header_record(struct perf_writer *w, const struct perf_event_header *h,
+			      const void *payload, uint64_t len);
+
+/*
+ * HEADER_BUILD_ID entries of our own, @len bytes of records: in pipe
+ * mode written as records (8-aligned, as perf 7 requires of a pipe's
+ * events); in file mode added to the table after the stream's.
+ */
+int perf_writer_build_ids(struct perf_writer *w, const void *entries, size_t len);
 
 /* Where the next record goes, in the file. */
 uint64_t perf_writer_offset(const struct perf_writer *w);
