@@ -3,13 +3,12 @@
  * userspace/inject.c - mmap3 inject: mmap3's records merged into perf's
  * pipe-mode stream as it comes.
  *
- * Two threads and the capture worker.  The feed thread reads the session
- * and nothing else, so the module's buffer is emptied whatever perf and
- * the reader at the end of the pipe do; it turns each record into perf's
- * terms (side.c) and queues it, up to INJECT_QUEUE_MAX bytes.  The main
- * thread reads perf's stream a round at a time (perf record writes a
- * FINISHED_ROUND after each pass over its buffers), gives the round's
- * mappings mmap3's build-ids and writes it out.
+ * Two threads and the capture worker.  The feed thread (feed.c) reads
+ * the session and hands its records over in perf's terms.  The main
+ * thread reads perf's stream (stream_input.c) a round at a time (perf
+ * record writes a FINISHED_ROUND after each pass over its buffers), gives
+ * the round's mappings mmap3's build-ids (match.c) and writes it out
+ * (perf/writer.c).
  *
  * Where mmap3's own records go.  perf report sorts records by time only
  * within a window: at each FINISHED_ROUND it delivers what is not newer
@@ -28,39 +27,27 @@
  * session's state dump instead.  Mappings mmap3 never records (anonymous
  * memory, data mappings) wait for nothing.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "capture_worker.h"
 #include "count.h"
-#include "device.h"
+#include "feed.h"
+#include "grow.h"
 #include "inject.h"
 #include "mapping.h"
 #include "match.h"
 #include "msg.h"
-#include "outfile.h"
-#include "perf/writer.h"
 #include "perf/reader.h"
+#include "perf/writer.h"
 #include "pidset.h"
-#include "session.h"
-#include "side.h"
 #include "stream_input.h"
 
-/* What the feed thread may queue for the main thread: past it, dropped and counted. */
-#define INJECT_QUEUE_MAX	(256U << 20)
 /* A round of perf's held before it is written, at most (perf rounds are its buffers' size). */
 #define ROUND_MAX		(64U << 20)
 /* The payload one record may carry (AUXTRACE data): what one AUX buffer holds. */
@@ -70,182 +57,6 @@
 #define SYNC_WAIT_SECONDS	10
 
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
-
-/* Room for @need more bytes after @len in *@buf of *@cap, doubling from @first. */
-static int room(uint8_t **buf, size_t *cap, size_t len, size_t need, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	uint8_t *n;
-
-	if (*cap - len >= need)
-		return 0;
-	while (c - len < need)
-		c *= 2;
-	n = realloc(*buf, c);
-	if (!n)
-		return -1;
-	*buf = n;
-	*cap = c;
-	return 0;
-}
-
-/* ---- the feed thread: the session's records, in perf's terms ---- */
-
-struct feed {
-	struct session s;		/* its records to the sink below */
-	struct session_opts so;
-	int wake;			/* eventfd: a sync asked for, or stop */
-	pthread_t thread;
-	int started;
-	/* The thread's own: what it converted since it last handed over. */
-	uint8_t *batch;
-	size_t batch_len, batch_cap, batch_nr;
-	int batch_dump_done;
-	/*
-	 * @lock guards what follows; @cond tells the main thread a hand-over
-	 * happened.  Records are 8-aligned in @buf, perf records with the
-	 * side file's trailer, and HEADER_BUILD_ID entries of the kernel and
-	 * modules.
-	 */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t dropped;
-	int dump_done;
-	int failed, ended;
-	int stop;
-	uint64_t done;			/* the last sync generation handed over */
-	atomic_uint_least64_t want;	/* the sync generation asked for */
-};
-
-/* side_add()'s records, gathered by the feed thread. */
-static int feed_sink(void *arg, const void *rec)
-{
-	struct feed *f = arg;
-	struct perf_event_header h;
-	size_t size;
-
-	memcpy(&h, rec, sizeof(h));
-	size = ALIGN8(h.size);
-	if (room(&f->batch, &f->batch_cap, f->batch_len, size, 1 << 16))
-		return -1;
-	memset(f->batch + f->batch_len, 0, size);
-	memcpy(f->batch + f->batch_len, rec, h.size);
-	f->batch_len += size;
-	f->batch_nr++;
-	return 0;
-}
-
-/* Hand the batch over: the main thread's from now on. */
-static void feed_hand_over(struct feed *f, uint64_t gen)
-{
-	pthread_mutex_lock(&f->lock);
-	if (f->batch_len && f->len + f->batch_len > INJECT_QUEUE_MAX) {
-		count_add(&f->dropped, f->batch_nr);
-	} else if (f->batch_len && !room(&f->buf, &f->cap, f->len, f->batch_len, 1 << 16)) {
-		memcpy(f->buf + f->len, f->batch, f->batch_len);
-		f->len += f->batch_len;
-	} else if (f->batch_len) {
-		count_add(&f->dropped, f->batch_nr);
-	}
-	f->batch_len = f->batch_nr = 0;
-	if (f->batch_dump_done)
-		f->dump_done = 1;
-	if (gen > f->done)
-		f->done = gen;
-	pthread_cond_broadcast(&f->cond);
-	pthread_mutex_unlock(&f->lock);
-}
-
-/* Every record there is now. */
-static int feed_drain(struct feed *f)
-{
-	const struct mmap3_record_header *h;
-	int ret;
-
-	while ((ret = session_next(&f->s, &h)) > 0) {
-		if (h->type == MMAP3_RECORD_DUMP_DONE)
-			f->batch_dump_done = 1;
-		if (session_handle(&f->s, h))
-			return -1;
-	}
-	return ret;
-}
-
-static void *feed_main(void *arg)
-{
-	struct feed *f = arg;
-	int stop = 0, failed = 0;
-
-	while (!stop && !failed) {
-		struct pollfd pfd[2] = {
-			{ .fd = f->s.dev, .events = POLLIN },
-			{ .fd = f->wake, .events = POLLIN },
-		};
-		uint64_t gen, v;
-
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
-			failed = 1;
-			break;
-		}
-		if (pfd[1].revents && read(f->wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			failed = 1;
-		/* Asked before the drain: what was flushed before the ask is in it. */
-		gen = atomic_load(&f->want);
-		if (feed_drain(f) < 0)
-			failed = 1;
-		feed_hand_over(f, gen);
-		pthread_mutex_lock(&f->lock);
-		stop = f->stop;
-		pthread_mutex_unlock(&f->lock);
-	}
-	if (failed || session_finish(&f->s, session_now(&f->s)))
-		failed = 1;
-	feed_hand_over(f, UINT64_MAX);
-	pthread_mutex_lock(&f->lock);
-	f->failed = failed;
-	f->ended = 1;
-	pthread_cond_broadcast(&f->cond);
-	pthread_mutex_unlock(&f->lock);
-	return NULL;
-}
-
-static void feed_poke(struct feed *f)
-{
-	uint64_t one = 1;
-
-	if (write(f->wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		return;
-}
-
-/*
- * Wait until @pred holds or @seconds pass; with f->lock held.  Returns
- * whether it holds.
- */
-static int feed_wait(struct feed *f, int (*pred)(const struct feed *f, uint64_t arg),
-		     uint64_t arg, int seconds)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += seconds;
-	while (!pred(f, arg) && !f->ended)
-		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
-			break;
-	return pred(f, arg);
-}
-
-static int synced(const struct feed *f, uint64_t gen)
-{
-	return f->done >= gen;
-}
-
-static int dumped(const struct feed *f, uint64_t unused)
-{
-	(void)unused;
-	return f->dump_done;
-}
 
 /* ---- the main thread: mmap3's records, matched against perf's ---- */
 
@@ -297,11 +108,8 @@ struct inject {
 	int rounds;			/* FINISHED_ROUNDs seen */
 	uint64_t session_start;		/* the session's first record */
 	int dump_done;
-	uint64_t sync_gen;
 	int session_up;
 	int session_failed;		/* perf's data passed on unchanged */
-	/* Where perf's stream was recorded, from its features: local unless they say not. */
-	char host[HOST_NAME_MAX + 1], release[65];
 };
 
 static int err_mem(void)
@@ -310,21 +118,12 @@ static int err_mem(void)
 	return -1;
 }
 
-/* The pending record of perf's mapping @h, or NULL. */
-static struct pend *find_pend(struct inject *j, const struct perf_event_header *h, int has_time,
-			      uint64_t time)
-{
-	struct match_rec *r = match_find(&j->match, h, has_time, time);
-
-	return r ? (void *)((uint8_t *)r - offsetof(struct pend, match)) : NULL;
-}
-
 /* ---- mmap3's records, taken from the feed ---- */
 
 /* A build-id entry of the session's, written at the next round (perf_writer_build_ids()). */
 static int ids_add(struct inject *j, const struct perf_event_header *h)
 {
-	if (room(&j->ids, &j->ids_cap, j->ids_len, h->size, 4096))
+	if (grow(&j->ids, &j->ids_cap, j->ids_len, h->size, 4096))
 		return -1;
 	memcpy(j->ids + j->ids_len, h, h->size);
 	j->ids_len += h->size;
@@ -399,18 +198,10 @@ static int take_one(struct inject *j, const struct perf_event_header *h)
 /* What the feed thread handed over, into the main thread's tables. */
 static int take(struct inject *j)
 {
-	struct feed *f = &j->feed;
-	uint8_t *buf;
 	size_t len, at;
+	uint8_t *buf = feed_take(&j->feed, &len, &j->dump_done);
 	int ret = 0;
 
-	pthread_mutex_lock(&f->lock);
-	buf = f->buf;
-	len = f->len;
-	f->buf = NULL;
-	f->len = f->cap = 0;
-	j->dump_done = f->dump_done;
-	pthread_mutex_unlock(&f->lock);
 	for (at = 0; at < len && !ret; ) {
 		struct perf_event_header h;
 
@@ -425,28 +216,15 @@ static int take(struct inject *j)
 /* Ask the module for every mapping made until now, and take it. */
 static int sync_feed(struct inject *j)
 {
-	struct feed *f = &j->feed;
-	uint64_t gen;
-
-	if (mmap3_device_flush(f->s.dev))
+	if (feed_sync(&j->feed, SYNC_WAIT_SECONDS))
 		return -1;
-	gen = ++j->sync_gen;
-	atomic_store(&f->want, gen);
-	feed_poke(f);
-	pthread_mutex_lock(&f->lock);
-	feed_wait(f, synced, gen, SYNC_WAIT_SECONDS);
-	pthread_mutex_unlock(&f->lock);
 	j->st->flushes++;
 	return take(j);
 }
 
 static int wait_dump(struct inject *j)
 {
-	struct feed *f = &j->feed;
-
-	pthread_mutex_lock(&f->lock);
-	feed_wait(f, dumped, 0, DUMP_WAIT_SECONDS);
-	pthread_mutex_unlock(&f->lock);
+	feed_wait_dump(&j->feed, DUMP_WAIT_SECONDS);
 	return take(j);
 }
 
@@ -459,7 +237,7 @@ static const struct perf_event_header *round_header(const struct inject *j, size
 
 static int round_room(struct inject *j, size_t n)
 {
-	return room(&j->rbuf, &j->rcap, j->rlen, n, 1 << 20);
+	return grow(&j->rbuf, &j->rcap, j->rlen, n, 1 << 20);
 }
 
 static int round_payload(void *arg, const void *buf, size_t len)
@@ -547,10 +325,12 @@ static int match_round(struct inject *j, int *before_session)
 	for (k = 0; k < j->nr_recs; k++) {
 		struct round_rec *r = &j->recs[k];
 		const struct perf_event_header *h = round_header(j, k);
+		struct match_rec *m;
 
 		if (r->match || !mapping_is_mmap(h))
 			continue;
-		r->match = find_pend(j, h, r->has_time, r->time);
+		m = match_find(&j->match, h, r->has_time, r->time);
+		r->match = m ? (void *)((uint8_t *)m - offsetof(struct pend, match)) : NULL;
 		if (r->match)
 			continue;
 		if (!mmap3_would_have(h))
@@ -722,58 +502,23 @@ static int session_start(struct inject *j)
 {
 	const struct inject_opts *o = j->o;
 	const struct perf_event_attr *a = &j->in.attrs[0].attr;
-	struct feed *f = &j->feed;
-
-	f->so = (struct session_opts){
-		.filter = { .size = sizeof(f->so.filter) },
+	const struct session_opts so = {
+		.filter = { .size = sizeof(so.filter) },
 		/* The session takes perf's clock. */
 		.clock = a->use_clockid ? a->clockid : MMAP3_CLOCK_LOCAL,
 		.buffer_size = o->buffer_size,
 		.load_module = 1,
-		.sink = feed_sink,
-		.sink_arg = f,
 		.capture_dir = o->capture_dir,
 		.capture_max_file = o->capture_max_file,
 		.capture_max_total = o->capture_max_total,
 		.capture_max_seconds = o->capture_max_seconds,
 		.kmods = o->kmods,
 	};
-	if (session_open(&f->s, &f->so))
+
+	if (feed_start(&j->feed, &so))
 		return -1;
-	f->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (f->wake < 0) {
-		msg_err("eventfd: %s", strerror(errno));
-		return -1;
-	}
-	if (session_enable(&f->s))
-		return -1;
-	if (pthread_create(&f->thread, NULL, feed_main, f)) {
-		msg_err("cannot start a thread");
-		return -1;
-	}
-	f->started = 1;
 	j->session_up = 1;
 	return 0;
-}
-
-/* Stop the feed thread: the session disabled, drained and closed. */
-static int session_stop(struct inject *j)
-{
-	struct feed *f = &j->feed;
-	int failed;
-
-	if (!f->started)
-		return 0;
-	pthread_mutex_lock(&f->lock);
-	f->stop = 1;
-	pthread_mutex_unlock(&f->lock);
-	feed_poke(f);
-	pthread_join(f->thread, NULL);
-	f->started = 0;
-	failed = f->failed;
-	count_add(&j->st->dropped, f->dropped);
-	j->st->session_lost = f->s.side.stats.lost;
-	return failed ? -1 : 0;
 }
 
 /* ---- the input, the output and the stream's host ---- */
@@ -786,8 +531,6 @@ static int session_stop(struct inject *j)
 static int open_output(struct inject *j)
 {
 	struct outfile_input *input = &j->out_input;
-	struct perf_writer_attr *attrs;
-	unsigned int i;
 	int ret;
 
 	if (!j->o->output || !strcmp(j->o->output, "-")) {
@@ -803,34 +546,9 @@ static int open_output(struct inject *j)
 	input->path = j->o->input;
 	if (!input->path || !strcmp(input->path, "-") || stat(input->path, &input->st))
 		input->path = NULL;
-	attrs = calloc(j->in.nr_attrs, sizeof(*attrs));
-	if (!attrs)
-		return err_mem();
-	for (i = 0; i < j->in.nr_attrs; i++)
-		attrs[i] = (struct perf_writer_attr){ j->in.attrs[i].raw, j->in.attrs[i].ids,
-						      j->in.attrs[i].nr_ids };
-	ret = perf_writer_open(&j->out, j->o->output, attrs, j->in.nr_attrs, j->in.attr_bytes,
-			       input, input->path ? 1 : 0);
-	free(attrs);
+	ret = perf_writer_open_like(&j->out, j->o->output, &j->in, input, input->path ? 1 : 0);
 	j->out_open = !ret;
 	return ret;
-}
-
-/* A string feature of perf's (HOSTNAME, OSRELEASE), as it passes, into @out. */
-static void note_feature(const struct perf_event_header *h, unsigned int bit, char *out,
-			 size_t size)
-{
-	const struct perf_record_header_feature *f = (const void *)h;
-	size_t max = h->size > sizeof(*f) + 4 ? h->size - sizeof(*f) - 4 : 0;
-	uint32_t len;
-
-	if (h->type != PERF_RECORD_HEADER_FEATURE || f->feat_id != bit || !max)
-		return;
-	memcpy(&len, f + 1, 4);
-	len = len < max ? len : (uint32_t)max;
-	len = len < size - 1 ? len : (uint32_t)size - 1;
-	memcpy(out, (const char *)(f + 1) + 4, len);
-	out[strnlen(out, len)] = '\0';
 }
 
 /*
@@ -839,17 +557,18 @@ static void note_feature(const struct perf_event_header *h, unsigned int bit, ch
  */
 static int recorded_here(struct inject *j)
 {
+	char host[HOST_NAME_MAX + 1], release[65];
 	struct utsname u;
 
-	if (uname(&u) || (!j->host[0] && !j->release[0]))
-		return 1;
-	if ((!j->host[0] || !strcmp(j->host, u.nodename)) &&
-	    (!j->release[0] || !strcmp(j->release, u.release)))
+	perf_reader_string_feature(&j->in, HEADER_HOSTNAME, host, sizeof(host));
+	perf_reader_string_feature(&j->in, HEADER_OSRELEASE, release, sizeof(release));
+	if (uname(&u) || ((!host[0] || !strcmp(host, u.nodename)) &&
+			  (!release[0] || !strcmp(release, u.release))))
 		return 1;
 	msg_warn("%s was recorded on host %s, kernel %s; this is %s, kernel %s: its pids and "
 		 "times are not this machine's, so it is passed on unchanged, without mmap3's "
-		 "records", j->input.name, j->host[0] ? j->host : "?",
-		 j->release[0] ? j->release : "?", u.nodename, u.release);
+		 "records", j->input.name, host[0] ? host : "?", release[0] ? release : "?",
+		 u.nodename, u.release);
 	return 0;
 }
 
@@ -884,9 +603,7 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	j.in.fd = -1;
-	j.feed.s.dev = j.feed.wake = -1;
-	pthread_mutex_init(&j.feed.lock, NULL);
-	pthread_cond_init(&j.feed.cond, NULL);
+	feed_init(&j.feed);
 	sample_id_layout_init(&j.side_id, &side_attr);
 	/* A closed pipe is an error to say, not a signal to die of with the session open. */
 	signal(SIGPIPE, SIG_IGN);
@@ -905,8 +622,6 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 		/* Every attr is in: the file can start. */
 		if (!j.out_open && j.in.attrs_ready && open_output(&j))
 			goto out;
-		note_feature(rec.h, HEADER_HOSTNAME, j.host, sizeof(j.host));
-		note_feature(rec.h, HEADER_OSRELEASE, j.release, sizeof(j.release));
 		/*
 		 * The first event: the session takes perf's clock, if the stream
 		 * is this machine's.  Without a session, perf's data still goes
@@ -948,13 +663,16 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	whole = 1;
 	ret = j.session_failed && !st->not_here ? -1 : 0;
 out:
-	if (session_stop(&j)) {
+	/* The feed thread stopped: the session disabled, read to its end. */
+	if (feed_stop(&j.feed)) {
 		msg_err("the session failed (above): mmap3's records end there, perf's data went "
 			"on without them");
 		ret = -1;
 	}
+	count_add(&st->dropped, j.feed.dropped);
+	st->session_lost = j.feed.s.side.stats.lost;
 	st->capture_failed = atomic_load(&j.feed.s.worker.failed);
-	session_close(&j.feed.s);
+	feed_free(&j.feed);
 	st->capture = j.feed.s.cap.stats;
 	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
 	if (close_output(&j, whole))
@@ -968,10 +686,6 @@ out:
 	free(j.ids);
 	free(j.recs);
 	free(j.rbuf);
-	free(j.feed.buf);
-	free(j.feed.batch);
-	if (j.feed.wake >= 0)
-		close(j.feed.wake);
 	pidset_free(&j.pids);
 	perf_reader_close(&j.in);
 	st->signal = j.input.signal;

@@ -683,23 +683,15 @@ static int write_output(struct merge *m, const char *path)
 		{ .path = m->in.path, .replaced = m->opts->in_place },
 		{ .path = m->side.path },
 	};
-	struct perf_writer_attr *attrs;
 	struct perf_writer w;
-	unsigned int i, bit;
-	int ret = -1;
+	unsigned int bit;
 
 	if (fstat(m->in.fd, &inputs[0].st) || fstat(m->side.fd, &inputs[1].st)) {
 		msg_err("%s: %s", m->in.path, strerror(errno));
 		return -1;
 	}
-	attrs = calloc(m->in.nr_attrs, sizeof(*attrs));
-	if (!attrs)
-		return err_mem(path);
-	for (i = 0; i < m->in.nr_attrs; i++)
-		attrs[i] = (struct perf_writer_attr){ m->in.attrs[i].raw, m->in.attrs[i].ids,
-						      m->in.attrs[i].nr_ids };
-	if (perf_writer_open(&w, path, attrs, m->in.nr_attrs, m->in.attr_bytes, inputs, 2))
-		goto out;
+	if (perf_writer_open_like(&w, path, &m->in, inputs, 2))
+		return -1;
 	if (pass2(m, &w))
 		goto abort;
 	/* Copied from the input as the output is closed, one after another. */
@@ -713,13 +705,10 @@ static int write_output(struct merge *m, const char *path)
 		goto abort;
 	if (inputs_unchanged(m))
 		goto abort;
-	ret = perf_writer_close(&w);
-	goto out;
+	return perf_writer_close(&w);
 abort:
 	perf_writer_abort(&w);
-out:
-	free(attrs);
-	return ret;
+	return -1;
 }
 
 int merge_files(const char *perf_data, const char *side, const char *out,

@@ -30,7 +30,7 @@ done
 samples() { "$fake" dump "$1" 2>/dev/null | grep -c ' SAMPLE ' ; }
 all=$(samples stream.data)
 
-# feed FILE PAUSE: the stream's first half, then "half" is touched and
+# feed FILE PAUSE: the stream's first half, then "half" is written and
 # after PAUSE seconds the rest, then the pipe is closed (or, PAUSE "hold",
 # held open until "stop" is touched: a writer that does not stop).
 feed()
@@ -40,7 +40,7 @@ import os, sys, time
 d = open(sys.argv[1], 'rb').read()
 out = sys.stdout.buffer
 out.write(d[:len(d) // 2]); out.flush()
-open('half', 'w').close()
+open('half', 'w').write('x')
 if sys.argv[2] == 'hold':
     for i in range(600):
         if os.path.exists('stop'):
@@ -63,22 +63,11 @@ ended()
 	touch stop
 	wait "$1"
 }
-# waitfor FILE: until FILE exists (10 s at most).
-waitfor()
-{
-	local i
-	for i in $(seq 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # SIGINT while the writer still writes: it is all kept.
 rm -f half
 feed stream.data 1 | "$fake" inject --no-capture -o int.data 2>err &
 pid=$!
-waitfor half
+tap_wait_for half
 kill -INT $pid
 wait $pid
 rc=$?
@@ -86,42 +75,37 @@ check "SIGINT mid-stream, the writer going on for a second: status 0 (got $rc)" 
 check "... every sample kept, those written after the signal too ($(samples int.data) of $all)" \
 	test "$(samples int.data)" = "$all"
 
+# signalled SIG... : inject of a stream whose writer holds the pipe open
+# after its first half, sent SIG one after another: its status in rc, the
+# samples it wrote in n.
+signalled()
+{
+	local sig
+	rm -f half stop out.data
+	feed stream.data hold | "$fake" inject --no-capture -o out.data 2>err &
+	pid=$!
+	tap_wait_for half
+	for sig in "$@"; do
+		kill -"$sig" $pid
+		sleep 0.3
+	done
+	ended $pid
+	rc=$?
+	n=$(samples out.data)
+}
+
 # SIGINT and a writer that does not stop: ended after its silence.
-rm -f half stop
-feed stream.data hold | "$fake" inject --no-capture -o held.data 2>err &
-pid=$!
-waitfor half
-kill -INT $pid
-ended $pid
-rc=$?
-n=$(samples held.data)
+signalled INT
 check "SIGINT, the writer holding the pipe open: status 0 (got $rc), the file written ($n samples)" \
 	sh -c "test $rc -eq 0 && test $n -gt 0 && test $n -lt $all"
-
 # SIGTERM: at once, the file whole up to there, status 128 + 15.
-rm -f half stop
-feed stream.data hold | "$fake" inject --no-capture -o term.data 2>err &
-pid=$!
-waitfor half
-kill -TERM $pid
-ended $pid
-rc=$?
-n=$(samples term.data)
+signalled TERM
 check "SIGTERM: status 143 (got $rc), the file written ($n samples)" \
 	sh -c "test $rc -eq 143 && test $n -gt 0"
-
 # Two SIGINTs: at once too, status 0.
-rm -f half stop
-feed stream.data hold | "$fake" inject --no-capture -o twice.data 2>err &
-pid=$!
-waitfor half
-kill -INT $pid
-sleep 0.3
-kill -INT $pid
-ended $pid
-rc=$?
-check "a second SIGINT ends it at once: status 0 (got $rc), the file written" \
-	sh -c "test $rc -eq 0 && test $(samples twice.data) -gt 0"
+signalled INT INT
+check "a second SIGINT ends it at once: status 0 (got $rc), the file written ($n samples)" \
+	sh -c "test $rc -eq 0 && test $n -gt 0"
 
 # Cut inside a record (perf killed): kept up to there, one warning.
 size=$(stat -c %s stream.data)
@@ -164,7 +148,7 @@ check "... where this machine's stream gets them" sh -c "'$fake' dump here.data 
 # A file still being written: followed until its writer closes it.
 rm -f growing.data half
 feed stream.data 2 >growing.data &
-waitfor half
+tap_wait_for half
 "$fake" inject --no-capture -i growing.data -o grown.data 2>err
 rc=$?
 wait

@@ -84,18 +84,9 @@ done
 # The mapped buffer (ring=1), walked through every gap a record can leave
 # before its end (walk=), pads of 8 bytes included: nothing lost, through
 # record's reader and inject's.
-walk_done()
-{
-	local i
-	for i in $(seq 300); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 MMAP3_FAKE=ring=1,walk=$tmp/walk "$fake" record -b 64k -o walk.data >/dev/null 2>err &
 pid=$!
-walk_done walk
+tap_wait_for walk 30
 kill -INT $pid
 wait $pid
 rc=$?
@@ -112,7 +103,7 @@ check "... all $n mappings in the side file" \
 if perf record -q -e cpu-clock -o - -- true >stream.data 2>/dev/null; then
 	rm -f walk
 	# perf records while the walk goes on: inject adds what falls in its time.
-	perf record -q -e cpu-clock -o - -- sh -c "$(declare -f walk_done); walk_done walk" \
+	perf record -q -e cpu-clock -o - -- sh -c ". '$(dirname "$0")/../lib/tap.sh'; tap_wait_for walk 30" \
 		2>/dev/null | MMAP3_FAKE=ring=1,walk=$tmp/walk "$fake" inject --all-processes \
 		--no-capture -b 64k -o walk-inject.data 2>err
 	rc=$?

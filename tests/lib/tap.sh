@@ -15,6 +15,9 @@
 #   tap_perf_label PERF "perf 6.1", "perf 7.2": names which perf judged
 #   tap_tmpdir          a directory of the test's own, $tmp, removed at
 #                       exit; the test runs in it
+#   tap_wait_for FILE [SECS]
+#                       until FILE is there and not empty (SECS, default
+#                       10, at most); non-zero if it never is
 #   tap_program STEP CMD...
 #                       in a test VM: run a test program that prints TAP,
 #                       between "# program STEP" and "# exit STATUS S STEP"
@@ -46,6 +49,17 @@ check()
 		echo "not ok $tap_n $tap_name"
 		tail -n 8 "$tap_log" | sed 's/^/# /'
 	fi
+}
+
+tap_wait_for()
+{
+	local i=0
+	while [ $i -lt $((${2:-10} * 10)) ]; do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 
 tap_skip()

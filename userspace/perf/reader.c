@@ -396,6 +396,27 @@ static int map_ids(struct perf_reader *r);
 static int add_attr(struct perf_reader *r, const uint8_t *raw, uint32_t size,
 		    const void *ids, uint64_t nr_ids, uint64_t off);
 
+/* The features a stream's reader keeps as they pass, for perf_reader_feature(). */
+static const unsigned int stream_feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE };
+
+static int keep_stream_feature(struct perf_reader *r, const struct perf_record_header_feature *f)
+{
+	size_t len = f->header.size - sizeof(*f);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(stream_feats) / sizeof(stream_feats[0]); i++) {
+		if (f->feat_id != stream_feats[i] || f->header.size <= sizeof(*f))
+			continue;
+		free(r->stream_feat[i].buf);
+		r->stream_feat[i].buf = malloc(len);
+		r->stream_feat[i].len = r->stream_feat[i].buf ? len : 0;
+		if (!r->stream_feat[i].buf)
+			return -1;
+		memcpy(r->stream_feat[i].buf, f + 1, len);
+	}
+	return 0;
+}
+
 /*
  * The next record of a stream.  Its attrs come as records first: they
  * are taken as they come, and must all be there by the first record
@@ -458,6 +479,8 @@ static int stream_next(struct perf_reader *r, const struct perf_event_header **r
 			     (h.size - sizeof(h) - asize) / 8, off))
 			return -1;
 	}
+	if (h.type == PERF_RECORD_HEADER_FEATURE && keep_stream_feature(r, (const void *)r->buf))
+		return fail(r, off, "out of memory");
 	*rec = (const void *)r->buf;
 	r->payload_left = *payload;
 	r->pos = off + h.size + *payload;
@@ -1024,6 +1047,10 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->pipe_build_ids);
 	free(r->buf);
 	free(r->copy);
+	for (i = 0; i < sizeof(r->stream_feat) / sizeof(r->stream_feat[0]); i++) {
+		free(r->stream_feat[i].buf);
+		r->stream_feat[i].buf = NULL;
+	}
 	r->attrs = NULL;
 	r->nr_attrs = 0;
 	r->pipe_build_ids = NULL;
@@ -1151,8 +1178,20 @@ int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit)
 
 int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len)
 {
+	unsigned int i;
+
 	*buf = NULL;
 	*len = 0;
+	for (i = 0; r->stream && i < sizeof(stream_feats) / sizeof(stream_feats[0]); i++) {
+		if (stream_feats[i] != bit || !r->stream_feat[i].buf)
+			continue;
+		*buf = malloc(r->stream_feat[i].len);
+		if (!*buf)
+			return fail(r, r->pos, "out of memory");
+		memcpy(*buf, r->stream_feat[i].buf, r->stream_feat[i].len);
+		*len = r->stream_feat[i].len;
+		return 0;
+	}
 	if (!perf_reader_has_feature(r, bit))
 		return 0;
 	*buf = malloc(r->feat[bit].size ? r->feat[bit].size : 1);

@@ -89,6 +89,11 @@ struct perf_reader {
 	int (*wait)(void *arg, int eof);
 	void *wait_arg;
 	int truncated;			/* the error: the stream ended inside a record */
+	/* Stream mode: the host's and kernel's names, as their features came. */
+	struct {
+		void *buf;
+		size_t len;
+	} stream_feat[2];
 	char error[512];
 };
 
@@ -148,7 +153,10 @@ int perf_reader_next_as(struct perf_reader *r, struct perf_rec *rec,
  */
 int perf_reader_unchanged(struct perf_reader *r);
 
-/* A feature section's bytes (malloc'd), *@buf NULL if absent; 0 or -1. */
+/*
+ * A feature section's bytes (malloc'd), *@buf NULL if absent; 0 or -1.
+ * A stream keeps HOSTNAME's and OSRELEASE's as they pass.
+ */
 int perf_reader_feature(struct perf_reader *r, unsigned int bit, void **buf, size_t *len);
 int perf_reader_has_feature(const struct perf_reader *r, unsigned int bit);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../msg.h"
+#include "reader.h"
 #include "writer.h"
 
 /*
@@ -174,6 +175,25 @@ int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_
 err:
 	perf_writer_abort(w);
 	return -1;
+}
+
+int perf_writer_open_like(struct perf_writer *w, const char *path, const struct perf_reader *in,
+			  const struct outfile_input *inputs, unsigned int nr_inputs)
+{
+	struct perf_writer_attr *attrs = calloc(in->nr_attrs, sizeof(*attrs));
+	unsigned int i;
+	int ret;
+
+	if (!attrs) {
+		msg_err("%s: out of memory", path);
+		return -1;
+	}
+	for (i = 0; i < in->nr_attrs; i++)
+		attrs[i] = (struct perf_writer_attr){ in->attrs[i].raw, in->attrs[i].ids,
+						      in->attrs[i].nr_ids };
+	ret = perf_writer_open(w, path, attrs, in->nr_attrs, in->attr_bytes, inputs, nr_inputs);
+	free(attrs);
+	return ret;
 }
 
 int perf_writer_open_one(struct perf_writer *w, const char *path,

@@ -73,6 +73,11 @@ int perf_writer_open(struct perf_writer *w, const char *path, const struct perf_
 		     unsigned int nr, uint32_t attr_bytes, const struct outfile_input *inputs,
 		     unsigned int nr_inputs);
 
+/* The same with the attrs (and their ids) of the perf.data @in reads. */
+struct perf_reader;
+int perf_writer_open_like(struct perf_writer *w, const char *path, const struct perf_reader *in,
+			  const struct outfile_input *inputs, unsigned int nr_inputs);
+
 /* The same with the one attr every record belongs to, in perf's size. */
 int perf_writer_open_one(struct perf_writer *w, const char *path,
 			 const struct perf_event_attr *attr);
