@@ -580,17 +580,20 @@ static int recorded_here(struct inject *j)
  */
 static int close_output(struct inject *j, int whole)
 {
-	if (!j->out_open) {
-		if (whole && j->o->output)
-			msg_err("%s: perf's stream ended before its first event: no file written",
-				j->o->output);
-		return whole && j->o->output ? -1 : 0;
+	/* A perf.data with no data is one perf takes for a recording that failed. */
+	if (whole && j->o->output && (!j->out_open || !j->out.data_size)) {
+		msg_err("%s: perf's stream ended before its first event: no file written",
+			j->o->output);
+		whole = 0;
+		j->st->no_event = 1;
 	}
+	if (!j->out_open)
+		return j->st->no_event ? -1 : 0;
 	j->out_open = 0;
 	if (whole && !perf_writer_close(&j->out))
 		return 0;
 	perf_writer_abort(&j->out);
-	return -1;
+	return whole || j->st->no_event ? -1 : 0;
 }
 
 int inject_run(const struct inject_opts *o, struct inject_stats *st)

@@ -44,6 +44,7 @@ struct inject_stats {
 	int capture_failed;
 	int nothing_live;		/* perf's records all older than the session */
 	int not_here;			/* the stream was recorded on another machine */
+	int no_event;			/* perf's stream had none: no -o FILE written */
 	int signal;			/* the signal that ended the input, or 0 */
 };
 

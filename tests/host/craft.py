@@ -577,6 +577,8 @@ def stream(host=None, ids=0, rounds=50, id_name_len=0):
 NAMED = {
     'stream': stream,
     'stream-elsewhere': lambda: stream(host='elsewhere'),
+    'stream-short': lambda: stream(rounds=4),
+    'stream-short-elsewhere': lambda: stream(host='elsewhere', rounds=4),
     'stream-ids-small': lambda: stream(ids=2000, id_name_len=4000),
     'stream-ids-big': lambda: stream(ids=20000, id_name_len=4000),
     # A record before any attr: perf writes its attrs first.
