@@ -13,7 +13,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mmap3 merge [--all-processes] PERF_DATA SIDE -o OUT\n\n"
+	fprintf(f, "usage: mmap3 merge [--all-processes] PERF_DATA SIDE -o OUT\n"
+		"       mmap3 merge [--all-processes] --in-place PERF_DATA SIDE\n\n"
 		"Write OUT: PERF_DATA (from perf record, file or pipe mode) with the\n"
 		"mappings, modules and build-ids of SIDE (from mmap3 record), so perf\n"
 		"report, perf script and perf buildid-list use the build-ids really\n"
@@ -22,6 +23,9 @@ static void usage(FILE *f)
 		"exists is kept as OUT.old.  Only the processes perf recorded get mmap3's\n"
 		"records (perf record -p, -- CMD): SIDE's others stay out.\n\n"
 		"  -o, --output OUT       the merged perf.data\n"
+		"  -i, --in-place         PERF_DATA itself takes them, as record --merge\n"
+		"                         does: rewritten where it is when no record moves,\n"
+		"                         else replaced when the new one is complete\n"
 		"  -a, --all-processes    add mmap3's records of every process SIDE has\n");
 }
 
@@ -53,6 +57,7 @@ int cmd_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "all-processes", no_argument, NULL, 'a' },
+		{ "in-place", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -61,9 +66,11 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:iah", opts, NULL)) != -1) {
 		if (c == 'o') {
 			out = optarg;
+		} else if (c == 'i') {
+			mo.in_place = 1;
 		} else if (c == 'a') {
 			mo.all_processes = 1;
 		} else if (c == 'h') {
@@ -74,10 +81,18 @@ int cmd_merge(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2 || !out) {
+	if (argc - optind != 2) {
 		usage(stderr);
 		return 2;
 	}
+	if (!out == !mo.in_place) {
+		msg_err(out ? "-o %s and --in-place: give one" :
+			"no output: give -o OUT, or --in-place to write into %s", out ? out :
+			argv[optind]);
+		return 2;
+	}
+	if (mo.in_place)
+		out = argv[optind];
 	if (!strcmp(out, "-") || !strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")) {
 		msg_err("'-': merge reads and writes perf.data files, not "
 			"streams (a pipe: perf record -o - | mmap3 inject | perf report -i -)");

@@ -172,10 +172,12 @@ static struct match_rec *nearest(struct match *m, struct match_group *g, uint64_
 		else
 			hi = mid;
 	}
-	if (lo == g->start + g->len)
-		return g->m[lo - 1];
-	if (lo > g->start && distance(g->m[lo - 1]->time, time) <= distance(g->m[lo]->time, time))
-		return g->m[lo - 1];
+	if (lo == g->start + g->len || (lo > g->start && distance(g->m[lo - 1]->time, time) <=
+					  distance(g->m[lo]->time, time)))
+		lo--;
+	/* perf's same record twice takes mmap3's same record twice, in turn. */
+	while (lo + 1 < g->start + g->len && g->m[lo]->matched && g->m[lo + 1]->time == g->m[lo]->time)
+		lo++;
 	return g->m[lo];
 }
 

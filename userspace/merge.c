@@ -29,17 +29,19 @@
  * match.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <fcntl.h>
 #include <linux/mmap3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "clocks.h"
 #include "count.h"
 #include "escape.h"
-#include "hash.h"
+#include "hashmap.h"
 #include "mapping.h"
 #include "match.h"
 #include "merge.h"
@@ -73,7 +75,7 @@ struct span {
 	int kernel;
 	/* Of a mapping pass 2 reads again: its header as pass 1 read it. */
 	struct perf_event_header h;
-	/* Its records (not AUX payloads) as pass 1 read them, keyed: span_sum(). */
+	/* Its records (not AUX payloads) as pass 1 read them, hashed (keyed). */
 	uint64_t sum;
 };
 
@@ -89,8 +91,14 @@ struct merge {
 	struct pidset pids;		/* the processes perf recorded */
 	/* The times of each file's timed records: first and last. */
 	uint64_t in_first, in_last, side_first, side_last;
-	/* SipHash key of the spans' sums, random: the input's owner cannot aim at it. */
-	uint64_t key[2];
+	/*
+	 * The sum of the span pass 1 reads (span @summed - 1): SipHash-1-3
+	 * under the process's random key, so the input's owner cannot write
+	 * other records that sum the same.
+	 */
+	struct hashmap_hasher sum;
+	size_t summed;
+	int sums;		/* pass 1 sums the spans: pass 2 copies them */
 	const struct merge_opts *opts;
 	struct merge_stats *stats;
 };
@@ -378,25 +386,35 @@ static int place_due(struct merge *m, uint64_t time, uint64_t offset)
 }
 
 /* Pass 2: write the unmatched records placed before @offset. */
+/*
+ * Is side record @r added to the output?  Not if perf has it, nor if it
+ * is a user mapping of a process perf did not record, nor if it is too
+ * long with the input's trailer (counted, said at the end, if @count).
+ */
+static int to_add(struct merge *m, const struct side_rec *r, int count)
+{
+	if (r->match.matched)
+		return 0;
+	if (!m->opts->all_processes && mapping_is_user((const void *)r->body) &&
+	    !pidset_has(&m->pids, r->id.pid)) {
+		m->stats->other_processes += count;
+		return 0;
+	}
+	if (r->body_size + m->in.id.size > REC_MAX) {
+		m->stats->too_long_added += count;
+		return 0;
+	}
+	return 1;
+}
+
 static int write_due(struct merge *m, struct perf_writer *w, uint64_t offset)
 {
 	while (m->due < m->nr_order && m->recs[m->order[m->due]].insert_at <= offset) {
 		const struct side_rec *r = &m->recs[m->order[m->due++]];
 		struct sample_id id = r->id;
 
-		if (r->match.matched)
+		if (!to_add(m, r, 1))
 			continue;
-		/* A user mapping of a process perf did not record: not added. */
-		if (!m->opts->all_processes && mapping_is_user((const void *)r->body) &&
-		    !pidset_has(&m->pids, r->id.pid)) {
-			m->stats->other_processes++;
-			continue;
-		}
-		/* Too long for a record with the input's trailer: counted, said at the end. */
-		if (r->body_size + m->in.id.size > REC_MAX) {
-			m->stats->too_long_added++;
-			continue;
-		}
 		id.id = 0;	/* perf's first event: "synthesized events have an id of zero" */
 		if (write_with_trailer(m, w, r->body, r->body_size, &id))
 			return -1;
@@ -421,16 +439,77 @@ static int write_rewritten(struct merge *m, struct perf_writer *w,
 	return perf_writer_record(w, buf);
 }
 
+/* A user mapping's file and build-id, as the side file's table names them. */
+static uint64_t file_id_hash(const char *name, const uint8_t *id, size_t size)
+{
+	struct hashmap_hasher h;
+
+	hashmap_hasher_init(&h);
+	hashmap_hasher_add(&h, name, strlen(name) + 1);
+	hashmap_hasher_add(&h, id, size);
+	return hashmap_hasher_end(&h);
+}
+
+static int is_entry_of(uintptr_t value, const void *key)
+{
+	const struct perf_event_header *h = (const void *)value;
+	const struct perf_build_id_entry *e = key;
+	const uint8_t *mid = (const uint8_t *)h + PERF_MMAP_FIXED;
+
+	return mid[0] == e->size && !memcmp(mid + 4, e->id, e->size) &&
+	       !strcmp((const char *)h + PERF_MMAP2_FIXED, e->name);
+}
+
 /*
- * perf's table, then mmap3's entries: perf keeps the last entry of a
- * name, so mmap3's come after perf's.
+ * The side file's table entries of what the output holds: the kernel's and
+ * modules', and of each user mapping perf has or that is added; not those
+ * of processes left out (their file names are theirs).  Appended to @out:
+ * their length, or SIZE_MAX out of memory (printed).
  */
-static int merge_build_ids(struct merge *m, struct perf_writer *w)
+static size_t side_entries(struct merge *m, const uint8_t *table, size_t len, uint8_t *out)
+{
+	struct hashmap used = { 0 };
+	struct perf_build_id_entry e;
+	size_t k, off = 0, at = 0, n = 0;
+	const char *why;
+
+	for (k = 0; k < m->nr; k++) {
+		const struct perf_event_header *h = (const void *)m->recs[k].body;
+		const uint8_t *mid = (const uint8_t *)h + PERF_MMAP_FIXED;
+
+		if (!mapping_is_user(h) || h->type != PERF_RECORD_MMAP2 ||
+		    !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || mid[0] > PERF_BUILD_ID_SIZE ||
+		    (!m->recs[k].match.matched && !to_add(m, &m->recs[k], 0)))
+			continue;
+		if (hashmap_add(&used, file_id_hash((const char *)h + PERF_MMAP2_FIXED, mid + 4,
+						    mid[0]), (uintptr_t)h)) {
+			hashmap_free(&used);
+			err_mem(m->side.path);
+			return SIZE_MAX;
+		}
+	}
+	while (perf_build_id_next(table, len, &off, &e, &why) > 0) {
+		if ((e.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+		    hashmap_find(&used, file_id_hash(e.name, e.id, e.size), is_entry_of, &e)) {
+			memcpy(out + n, table + at, off - at);
+			n += off - at;
+		}
+		at = off;
+	}
+	hashmap_free(&used);
+	return n;
+}
+
+/*
+ * The HEADER_BUILD_ID table: perf's, then mmap3's entries (perf keeps the
+ * last entry of a name).  Malloc'd, its length in *@len; NULL on failure
+ * (printed).
+ */
+static uint8_t *build_id_table(struct merge *m, size_t *len)
 {
 	void *a = NULL, *b = NULL;
+	uint8_t *out = NULL;
 	size_t la, lb;
-	uint8_t *out;
-	int ret = -1;
 
 	if (perf_reader_build_ids(&m->in, &a, &la)) {
 		msg_err("%s", perf_reader_error(&m->in));
@@ -447,13 +526,28 @@ static int merge_build_ids(struct merge *m, struct perf_writer *w)
 	}
 	if (a)
 		memcpy(out, a, la);
-	if (b)
-		memcpy(out + la, b, lb);
-	ret = la + lb ? perf_writer_feature(w, HEADER_BUILD_ID, out, la + lb) : 0;
-	free(out);
+	*len = b ? side_entries(m, b, lb, out + la) : 0;
+	if (*len == SIZE_MAX) {
+		free(out);
+		out = NULL;
+	}
+	*len += la;
 out:
 	free(a);
 	free(b);
+	return out;
+}
+
+static int merge_build_ids(struct merge *m, struct perf_writer *w)
+{
+	size_t len;
+	uint8_t *table = build_id_table(m, &len);
+	int ret;
+
+	if (!table)
+		return -1;
+	ret = len ? perf_writer_feature(w, HEADER_BUILD_ID, table, len) : 0;
+	free(table);
 	return ret;
 }
 
@@ -537,10 +631,15 @@ static int add_span(struct merge *m, uint64_t off, uint64_t len, struct side_rec
 	return 0;
 }
 
-/* @sum with record @h (its header and fields) chained in. */
-static uint64_t span_sum(const struct merge *m, uint64_t sum, const struct perf_event_header *h)
+/* The span a record is about to be summed into starts anew if it is @k. */
+static void span_sum_next(struct merge *m, size_t k)
 {
-	return siphash24(m->key[0] ^ sum, m->key[1], h, h->size);
+	if (k == m->summed)
+		return;
+	if (m->summed)
+		m->spans[m->summed - 1].sum = hashmap_hasher_end(&m->sum);
+	hashmap_hasher_init(&m->sum);
+	m->summed = k;
 }
 
 /*
@@ -579,16 +678,43 @@ static int pass1(struct merge *m)
 			own = place_due(m, rec.time, rec.offset);
 		if (add_span(m, rec.offset, h->size + rec.payload, r, kernel, own, h))
 			return -1;
-		m->spans[m->nr_spans - 1].sum = span_sum(m, m->spans[m->nr_spans - 1].sum, h);
+		if (m->sums) {
+			span_sum_next(m, m->nr_spans);
+			hashmap_hasher_add(&m->sum, h, h->size);
+		}
 	}
+	if (m->sums)
+		span_sum_next(m, m->nr_spans + 1);
 	if (ret < 0)
 		msg_err("%s", perf_reader_error(&m->in));
 	return ret;
 }
 
-/* The records of a span kept as they are, each checked, summed into *@sum. */
+/*
+ * Pass 1 again from the start, summing the spans: a merge in place
+ * (which reads the data once, and sums nothing) found it cannot be one.
+ */
+static int pass1_again(struct merge *m)
+{
+	size_t k;
+
+	match_free(&m->match);
+	memset(&m->match, 0, sizeof(m->match));
+	for (k = 0; k < m->nr; k++) {
+		m->recs[k].match = (struct match_rec){ 0 };
+		m->recs[k].insert_at = UINT64_MAX;
+	}
+	m->nr_spans = m->due = m->summed = 0;
+	m->stats->aux_records = 0;
+	m->sums = 1;
+	perf_reader_forget(&m->in);
+	perf_reader_seek(&m->in, m->in.data_offset);
+	return index_side(m) || pass1(m);
+}
+
+/* The records of a span kept as they are, each checked, summed into @sum. */
 static int copy_span(struct merge *m, struct perf_writer *w, const struct span *s,
-		     uint64_t *sum)
+		     struct hashmap_hasher *sum)
 {
 	struct perf_rec rec;
 	int ret;
@@ -601,7 +727,7 @@ static int copy_span(struct merge *m, struct perf_writer *w, const struct span *
 		}
 		if (!ret || rec.in_header)
 			break;	/* not what pass 1 read: the sums say so */
-		*sum = span_sum(m, *sum, rec.h);
+		hashmap_hasher_add(sum, rec.h, rec.h->size);
 		if (perf_writer_record(w, rec.h) ||
 		    (rec.payload && perf_writer_copy(w, m->in.fd, rec.offset + rec.h->size,
 						     rec.payload)))
@@ -628,26 +754,27 @@ static int pass2(struct merge *m, struct perf_writer *w)
 	perf_reader_forget(&m->in);
 	for (k = 0; k < m->nr_spans; k++) {
 		struct span *s = &m->spans[k];
-		uint64_t sum = 0;
+		struct hashmap_hasher sum;
 
 		if (write_due(m, w, s->off))
 			return -1;
 		s->out = perf_writer_offset(w);
 		perf_reader_seek(&m->in, s->off);
+		hashmap_hasher_init(&sum);
 		if (s->r || s->kernel) {
 			/* A mapping to rewrite: its header first, as pass 1 read it. */
 			if (perf_reader_next_as(&m->in, &rec, &s->h)) {
 				msg_err("%s", perf_reader_error(&m->in));
 				return -1;
 			}
-			sum = span_sum(m, sum, rec.h);
+			hashmap_hasher_add(&sum, rec.h, rec.h->size);
 			if (s->kernel ? write_kernel_map(w, (const void *)rec.h, s->r) :
 			    write_rewritten(m, w, (const void *)rec.h, s->r))
 				return -1;
 		} else if (copy_span(m, w, s, &sum)) {
 			return -1;
 		}
-		if (m->in.pos != s->off + s->len || sum != s->sum) {
+		if (m->in.pos != s->off + s->len || hashmap_hasher_end(&sum) != s->sum) {
 			msg_err("%s: offset %llu: the %llu bytes of records there "
 				"are not those the first pass read: expected the file unchanged "
 				"while it is read (was it written to, if only through a shared "
@@ -674,6 +801,139 @@ static int inputs_unchanged(struct merge *m)
 			return -1;
 		}
 	return 0;
+}
+
+/*
+ * Can perf's file take mmap3's build-ids where it is?  When nothing is
+ * added (every record of mmap3's that would be is perf's already) and
+ * every mapping to give a build-id is an MMAP2, whose build-id takes the
+ * bytes of its device and inode: no byte of the data section moves.  And
+ * the file has a build-id table to point elsewhere.
+ */
+static int can_merge_in_place(struct merge *m)
+{
+	size_t k;
+
+	if (!m->opts->in_place || m->in.pipe || !perf_reader_has_feature(&m->in, HEADER_BUILD_ID))
+		return 0;
+	for (k = 0; k < m->nr; k++)
+		if (to_add(m, &m->recs[k], 0))
+			return 0;
+	for (k = 0; k < m->nr_spans; k++)
+		if (m->spans[k].r && !m->spans[k].kernel && m->spans[k].h.type != PERF_RECORD_MMAP2)
+			return 0;
+	return 1;
+}
+
+/* @len bytes at @off of @fd, all of them: 0, or -1 and errno. */
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -1 : (errno = EIO, -1);
+		buf = (const uint8_t *)buf + n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The changed mapping of span @s, written over perf's: 1 if it changed. */
+static int rewrite_span(struct merge *m, int fd, const struct span *s)
+{
+	uint8_t was[REC_MAX + 1], now[REC_MAX + 1];
+	const struct perf_event_header *h = (const void *)was, *body = (const void *)s->r->body;
+	size_t size;
+
+	if (pread(fd, was, s->h.size, (off_t)s->off) != (ssize_t)s->h.size ||
+	    memcmp(was, &s->h, sizeof(s->h)) ||
+	    (s->kernel ? !kernel_map_same(h, body) : !mapping_same(h, body))) {
+		msg_err("%s: offset %llu: a mapping record other than the one read before: "
+			"expected the file unchanged while it is merged", m->in.path,
+			(unsigned long long)s->off);
+		return -1;
+	}
+	if (s->kernel) {
+		size = kernel_map_cut(now, h, body);
+	} else {
+		int n = mapping_give_build_id(now, h, body);
+
+		size = n > 0 ? (size_t)n : 0;
+	}
+	if (!size)
+		return 0;
+	/* One write: whatever stops the tool, the record is perf's or ours. */
+	if (size != s->h.size || pwrite_full(fd, now, size, s->off)) {
+		msg_err("%s: cannot write the record at offset %llu: %s", m->in.path,
+			(unsigned long long)s->off, size != s->h.size ? "its size changed" :
+			strerror(errno));
+		return -1;
+	}
+	return !s->kernel;
+}
+
+/*
+ * mmap3's build-ids into perf's file where it is (record --merge), when
+ * can_merge_in_place(): each of perf's mappings rewritten by one
+ * pwrite() of the same size, then the build-id table written past the
+ * file's end, made durable, and only then its section pointed at it.
+ * Whatever stops it (a signal, a crash, a full disk), the file is whole
+ * at every moment: each mapping carries perf's record or mmap3's
+ * build-id, the table is the old one or the new.  No copy, no fsync of
+ * the data: a gigabyte costs one read of it.
+ */
+static int merge_in_place(struct merge *m)
+{
+	uint64_t below = 0, off, entry;
+	struct perf_file_section sec;
+	char self[64];
+	uint8_t *table = NULL;
+	size_t k, len;
+	struct stat st;
+	int fd, ret = -1, n;
+	unsigned int bit;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", m->in.fd);
+	fd = open(self, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_ino != m->in.st.st_ino ||
+	    st.st_dev != m->in.st.st_dev) {
+		msg_err("%s: cannot write it: %s", m->in.path, fd < 0 ? strerror(errno) :
+			"it is another file than the one read");
+		goto out;
+	}
+	for (k = 0; k < m->nr_spans; k++) {
+		if (!m->spans[k].r)
+			continue;
+		n = rewrite_span(m, fd, &m->spans[k]);
+		if (n < 0)
+			goto out;
+		m->stats->rewritten += (uint64_t)n;
+	}
+	table = build_id_table(m, &len);
+	if (!table)
+		goto out;
+	/* The new table past the end, 8-aligned; its section after it is durable. */
+	off = ((uint64_t)st.st_size + 7) & ~7ULL;
+	for (bit = 0; bit < HEADER_BUILD_ID; bit++)
+		below += perf_reader_has_feature(&m->in, bit);
+	entry = m->in.data_offset + m->in.data_size + below * sizeof(sec);
+	sec = (struct perf_file_section){ off, len };
+	if (pwrite_full(fd, table, len, off) || fdatasync(fd) ||
+	    pwrite_full(fd, &sec, sizeof(sec), entry) || fdatasync(fd)) {
+		msg_err("%s: cannot write its build-id table at offset %llu: %s", m->in.path,
+			(unsigned long long)off, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(table);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* The output's header: perf's attrs, features and merged build-ids. */
@@ -721,10 +981,7 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 
 	memset(stats, 0, sizeof(*stats));
 	m.in.fd = m.side.fd = -1;
-	if (getrandom(m.key, sizeof(m.key), 0) != sizeof(m.key)) {
-		msg_err("cannot get a random key: %s", strerror(errno));
-		return -1;
-	}
+	m.sums = !m.opts->in_place;
 	if (perf_reader_open(&m.in, perf_data)) {
 		msg_err("%s", perf_reader_error(&m.in));
 		return -1;
@@ -738,7 +995,10 @@ int merge_files(const char *perf_data, const char *side, const char *out,
 		goto out;
 	stats->lookups = m.match.lookups;
 	stats->probes = m.match.probes;
-	ret = write_output(&m, out);
+	if (can_merge_in_place(&m))
+		ret = merge_in_place(&m);
+	else if (m.sums || !pass1_again(&m))
+		ret = write_output(&m, out);
 out:
 	for (k = 0; k < m.nr; k++)
 		free(m.recs[k].body);

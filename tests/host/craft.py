@@ -574,7 +574,44 @@ def stream(host=None, ids=0, rounds=50, id_name_len=0):
     return pipe_mode(r)
 
 
+LIB3 = '/tmp/mmap3-craft/libmore.so'
+BID_C = bytes(range(0xc0, 0xd4))
+
+
+def inplace_perf():
+    """perf's file of two libraries mapped by one process, with a build-id
+    table of its own (one entry), as perf record writes it."""
+    r = [comm(ST, 100, 'app', 900), mmap2(ST, 100, 0x7f0000000000, 0x1000, 0, LIB, 1000),
+         mmap2(ST, 100, 0x7f1000000000, 0x1000, 0, LIB2, 1010)]
+    r += [sample(100, 0x7f0000000100, 1100 + i) for i in range(3)]
+    r += [finished_round()]
+    f = host_features()
+    # /usr/bin/app's, and 40 more: a table past a KiB, as a real session's.
+    f[FEAT_BUILD_ID] = build_id_entry('/usr/bin/app', BID_C) + b''.join(
+        build_id_entry('/usr/lib/perf%d.so' % i, bytes([i + 1]) * 20) for i in range(40))
+    return file_mode([attr(sample_type=ST)], r, f)
+
+
+def inplace_side(more=False, ids=40):
+    """mmap3's records of both mappings, and @ids build-ids of other files
+    (a table past a KiB); with @more, a third mapping perf lacks."""
+    r = [mmap2(TRAILER, 100, 0x7f0000000000, 0x1000, 0, LIB, 998, BID_A),
+         mmap2(TRAILER, 100, 0x7f1000000000, 0x1000, 0, LIB2, 1008, BID_B)]
+    r += [mmap2(TRAILER, 300 + i, 0x7f2000000000, 0x1000, 0, '/usr/lib/other%d.so' % i, 1020,
+                bytes([i]) * 20) for i in range(ids)]
+    if more:
+        r.append(mmap2(TRAILER, 100, 0x7f3000000000, 0x1000, 0, LIB3, 1050, BID_C))
+    # Its table, as mmap3 record writes one: every file's entry, the others' too.
+    f = host_features()
+    f[FEAT_BUILD_ID] = build_id_entry(LIB, BID_A) + build_id_entry(LIB2, BID_B) + b''.join(
+        build_id_entry('/usr/lib/other%d.so' % i, bytes([i]) * 20) for i in range(ids))
+    return side_file(r, features=f)
+
+
 NAMED = {
+    'inplace-perf': inplace_perf,
+    'inplace-side': inplace_side,
+    'inplace-side-more': lambda: inplace_side(more=True),
     'stream': stream,
     'stream-elsewhere': lambda: stream(host='elsewhere'),
     'stream-short': lambda: stream(rounds=4),

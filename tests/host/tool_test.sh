@@ -60,7 +60,7 @@ expect "stat without the module: names the device" 1 '^mmap3: /nonexistent/mmap3
 expect "dump without a file: usage" 2 '^usage: mmap3 dump \[--json\] FILE' "$mmap3" dump
 expect "dump of a missing file: names it" 1 '^mmap3: /nonexistent.data: No such file or directory' \
 	"$mmap3" dump /nonexistent.data
-expect "merge without -o: usage" 2 '^usage: mmap3 merge \[--all-processes\] PERF_DATA SIDE -o OUT' "$mmap3" merge a b
+expect "merge without -o: says what is missing" 2 '^mmap3: no output: give -o OUT, or --in-place to write into a$' "$mmap3" merge a b
 expect "merge of a missing input: names it" 1 '^mmap3: /nonexistent/perf.data: No such file or directory' \
 	"$mmap3" merge /nonexistent/perf.data /nonexistent/side.data -o /tmp/mmap3-merge-test.data
 # A character device nobody may open (the device is one: anything else is
