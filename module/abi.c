@@ -68,7 +68,7 @@ static long ioctl_abi_version(void __user *uarg)
 		return -EINVAL;
 	ver.major = MMAP3_ABI_MAJOR;
 	ver.minor = MMAP3_ABI_MINOR;
-	ver.features = MMAP3_FEATURE_MAPPED_BUFFER;
+	ver.features = MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER;
 	return copy_struct_out(uarg, &ver, sizeof(ver), usize);
 }
 
@@ -149,6 +149,54 @@ static long ioctl_capture_release(struct mmap3_session *s, void __user *uarg)
 	return mmap3_capture_release(&s->out.capture, handle);
 }
 
+static long ioctl_capture_forget(struct mmap3_session *s, void __user *uarg)
+{
+	u32 handle;
+
+	if (get_user(handle, (u32 __user *)uarg))
+		return -EFAULT;
+	return mmap3_capture_withdraw(&s->out.capture, handle);
+}
+
+/*
+ * Who could become the user anyway, now and when the device was opened
+ * (a descriptor passed on does not lend its opener's privilege).
+ */
+static bool may_be_anyone(struct file *file)
+{
+	return capable(CAP_SETUID) && capable(CAP_SETGID) &&
+	       file_ns_capable(file, &init_user_ns, CAP_SETUID) &&
+	       file_ns_capable(file, &init_user_ns, CAP_SETGID);
+}
+
+static long ioctl_set_capture_user(struct mmap3_session *s, struct file *file,
+				   void __user *uarg)
+{
+	struct mmap3_capture_user cu;
+	u32 usize, *groups;
+	int ret;
+
+	ret = copy_struct_in(&cu, sizeof(cu), uarg, MMAP3_CAPTURE_USER_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	if (!may_be_anyone(file))
+		return -EPERM;
+	if (cu.nr_groups > MMAP3_CAPTURE_USER_GROUPS_MAX)
+		return -EINVAL;
+	if (s->enabled)
+		return -EBUSY;
+	groups = kvmalloc_array(max(cu.nr_groups, 1U), sizeof(*groups), GFP_KERNEL_ACCOUNT);
+	if (!groups)
+		return -ENOMEM;
+	if (copy_from_user(groups, u64_to_user_ptr(cu.groups), cu.nr_groups * sizeof(*groups)))
+		ret = -EFAULT;
+	else
+		ret = mmap3_capture_set_user(&s->out.capture, cu.uid, cu.gid, groups,
+					     cu.nr_groups);
+	kvfree(groups);
+	return ret;
+}
+
 /*
  * mmap3_ioctl - dispatch on the command's type and number; the size
  * bits are ignored (the struct says its size).  ABI_VERSION needs no
@@ -170,6 +218,8 @@ static long mmap3_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioctl_capture_read(s, uarg);
 	case _IOC_NR(MMAP3_IOC_CAPTURE_RELEASE):
 		return ioctl_capture_release(s, uarg);
+	case _IOC_NR(MMAP3_IOC_CAPTURE_FORGET):
+		return ioctl_capture_forget(s, uarg);
 	}
 
 	mutex_lock(&s->config_lock);
@@ -195,6 +245,9 @@ static long mmap3_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case _IOC_NR(MMAP3_IOC_GET_STATS):
 		ret = ioctl_get_stats(s, uarg);
+		break;
+	case _IOC_NR(MMAP3_IOC_SET_CAPTURE_USER):
+		ret = ioctl_set_capture_user(s, file, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

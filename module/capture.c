@@ -35,6 +35,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
 #include <linux/random.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
@@ -101,6 +103,7 @@ void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred)
 {
 	mutex_init(&c->lock);
 	c->cred = cred;
+	c->root = (struct path){ };
 	xa_init_flags(&c->handles, XA_FLAGS_ALLOC1);
 	hash_init(c->seen);
 	INIT_LIST_HEAD(&c->seen_order);
@@ -159,6 +162,45 @@ static void captured_free(struct mmap3_captured *f)
 	kfree(f);
 }
 
+/*
+ * Could the capture user reach @file by its path: from the root of who
+ * set them (what that tool sees), every directory on the way searchable
+ * by them?  Not a file deleted, nor one of another mount namespace or of
+ * no path (a memfd): those only /proc/PID/map_files shows.  Under ->lock.
+ */
+static bool user_reaches(const struct mmap3_capture *c, struct file *file)
+{
+	struct path p = *mmap3_file_user_path(file);
+	const struct cred *old;
+	struct dentry *parent;
+	bool ok;
+
+	if (!c->root.mnt || d_unlinked(p.dentry))
+		return false;
+	path_get(&p);
+	old = override_creds(c->cred);
+	for (ok = true; ok && !path_equal(&p, &c->root); ) {
+		if (p.dentry == p.mnt->mnt_root) {
+			/* Up to its mount point; past the top without the root: not ours. */
+			ok = follow_up(&p);
+			continue;
+		}
+		/* Its own parent, and no mount's root: a memfd's, a pseudo file's. */
+		if (IS_ROOT(p.dentry)) {
+			ok = false;
+			break;
+		}
+		parent = dget_parent(p.dentry);
+		dput(p.dentry);
+		p.dentry = parent;
+		/* Never waiting on the filesystem (FUSE may not answer): -ECHILD is no. */
+		ok = !mmap3_path_permission(&p, MAY_EXEC | MAY_NOT_BLOCK);
+	}
+	revert_creds(old);
+	path_put(&p);
+	return ok;
+}
+
 u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid)
 {
@@ -175,7 +217,7 @@ u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *
 	 * Not remembered as offered: a later mapping by a process the
 	 * opener may read is offered it.
 	 */
-	if (!mmap3_may_read_task(c->cred, tgid)) {
+	if (!mmap3_may_read_task(c->cred, tgid) && !user_reaches(c, file)) {
 		c->denied++;
 		goto out;
 	}
@@ -221,19 +263,92 @@ static bool drop_handle(struct mmap3_capture *c, u32 handle)
 	return true;
 }
 
-void mmap3_capture_withdraw(struct mmap3_capture *c, u32 handle)
+int mmap3_capture_withdraw(struct mmap3_capture *c, u32 handle)
 {
 	struct seen_id *e;
+	int ret = -ENOENT;
 
 	mutex_lock(&c->lock);
-	drop_handle(c, handle);
-	list_for_each_entry(e, &c->seen_order, order) {
-		if (e->handle == handle) {
-			forget(c, e);
-			break;
+	if (handle && drop_handle(c, handle)) {
+		list_for_each_entry(e, &c->seen_order, order) {
+			if (e->handle == handle) {
+				forget(c, e);
+				break;
+			}
 		}
+		ret = 0;
 	}
 	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* A credential of that user as it is when it holds no capability. */
+static struct cred *user_cred(u32 uid, u32 gid, const u32 *groups, u32 nr)
+{
+	struct user_namespace *ns = current_user_ns();
+	kuid_t kuid = make_kuid(ns, uid);
+	kgid_t kgid = make_kgid(ns, gid);
+	struct group_info *gi;
+	struct cred *new;
+	u32 i;
+
+	if (!uid_valid(kuid) || !gid_valid(kgid))
+		return ERR_PTR(-EINVAL);
+	gi = groups_alloc(nr);
+	if (!gi)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < nr; i++) {
+		gi->gid[i] = make_kgid(ns, groups[i]);
+		if (!gid_valid(gi->gid[i])) {
+			put_group_info(gi);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	groups_sort(gi);
+	new = prepare_creds();
+	if (!new) {
+		put_group_info(gi);
+		return ERR_PTR(-ENOMEM);
+	}
+	/* Only ever overridden for checks and reads (nfsd does as much): ->user stays. */
+	new->uid = kuid;
+	new->euid = kuid;
+	new->suid = kuid;
+	new->fsuid = kuid;
+	new->gid = kgid;
+	new->egid = kgid;
+	new->sgid = kgid;
+	new->fsgid = kgid;
+	set_groups(new, gi);
+	put_group_info(gi);
+	cap_clear(new->cap_inheritable);
+	cap_clear(new->cap_permitted);
+	cap_clear(new->cap_effective);
+	cap_clear(new->cap_ambient);
+	return new;
+}
+
+int mmap3_capture_set_user(struct mmap3_capture *c, u32 uid, u32 gid, const u32 *groups,
+			   u32 nr)
+{
+	struct cred *new = user_cred(uid, gid, groups, nr);
+	const struct cred *old;
+
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+	mutex_lock(&c->lock);
+	/* A handle given already was judged, and its file may be open, as the old one. */
+	if (c->gen || c->root.mnt) {
+		mutex_unlock(&c->lock);
+		abort_creds(new);
+		return -EBUSY;
+	}
+	old = c->cred;
+	c->cred = new;
+	get_fs_root(current->fs, &c->root);
+	mutex_unlock(&c->lock);
+	put_cred(old);
+	return 0;
 }
 
 int mmap3_capture_release(struct mmap3_capture *c, u32 handle)
@@ -471,6 +586,8 @@ void mmap3_capture_destroy(struct mmap3_capture *c)
 	xa_destroy(&c->handles);
 	list_for_each_entry_safe(e, etmp, &c->seen_order, order)
 		kfree(e);
+	if (c->root.mnt)
+		path_put(&c->root);
 }
 
 int mmap3_capture_module_init(void)

@@ -8,6 +8,7 @@
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/path.h>
 #include <linux/xarray.h>
 #include <linux/mmap3.h>
 
@@ -17,7 +18,13 @@
  */
 struct mmap3_capture {
 	struct mutex lock;		/* see above */
-	const struct cred *cred;	/* the opener's: reads are done as it */
+	/*
+	 * Offers are judged and reads done as it: the opener's, or the
+	 * user MMAP3_IOC_SET_CAPTURE_USER named (only before ENABLE, so
+	 * only under the session's config_lock, with nothing offered yet).
+	 */
+	const struct cred *cred;
+	struct path root;		/* with a user set: the setter's root; else none */
 	struct xarray handles;		/* handle -> struct mmap3_captured */
 	unsigned int held;		/* handles held */
 	DECLARE_HASHTABLE(seen, 10);	/* build-ids offered, by id */
@@ -40,8 +47,22 @@ void mmap3_capture_destroy(struct mmap3_capture *c);
  */
 u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid);
-/* The record carrying @handle was lost: forget the id, so it is offered again. */
-void mmap3_capture_withdraw(struct mmap3_capture *c, u32 handle);
+/*
+ * The record carrying @handle was lost, or the tool wants none of its
+ * process's files: forget the id, so it is offered again.  -ENOENT if
+ * no such handle is held.
+ */
+int mmap3_capture_withdraw(struct mmap3_capture *c, u32 handle);
+/*
+ * From now on, judge offers and read as user @uid, group @gid and
+ * @groups (@nr of them; ids of the caller's user namespace) would, with
+ * no capability: a file is offered if they may read the mapper's files
+ * (/proc/PID/map_files) or reach it by its path from the caller's root,
+ * and read only if they may read it.  Before any offer (-EBUSY); -EINVAL
+ * for an unmapped id.
+ */
+int mmap3_capture_set_user(struct mmap3_capture *c, u32 uid, u32 gid, const u32 *groups,
+			   u32 nr);
 /*
  * Read up to @len bytes at @pos of the file behind @handle into @buf,
  * as the opener: -EACCES if it could not read the file itself,

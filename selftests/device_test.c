@@ -142,7 +142,7 @@ TEST_F(dev, abi_version)
 	EXPECT_EQ(MMAP3_ABI_MAJOR, ver.major);
 	EXPECT_EQ(MMAP3_ABI_MINOR, ver.minor);
 	/* Every feature this module has, none it has not. */
-	EXPECT_EQ(MMAP3_FEATURE_MAPPED_BUFFER, ver.features);
+	EXPECT_EQ(MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER, ver.features);
 }
 
 /* A newer tool's larger struct is accepted if its tail is zero. */
@@ -245,7 +245,7 @@ TEST_F(dev, unknown_ioctls)
 	struct mmap3_abi_version ver = { .size = sizeof(ver) };
 	static const unsigned long cmds[] = {
 		0,
-		_IOWR(MMAP3_IOC_MAGIC, 0x0a, struct mmap3_abi_version),
+		_IOWR(MMAP3_IOC_MAGIC, 0x0c, struct mmap3_abi_version),
 		_IOWR(MMAP3_IOC_MAGIC, 0x7f, struct mmap3_abi_version),
 		_IOWR(MMAP3_IOC_MAGIC + 1, 0x00, struct mmap3_abi_version),
 		_IOWR(0xB3, 0x00, struct mmap3_abi_version),

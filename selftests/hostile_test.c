@@ -1372,6 +1372,207 @@ TEST(capture_no_wider_than_map_files)
 	records_free(&r);
 }
 
+/* A capturing session whose captures are for @uid (as under sudo), enabled. */
+static int session_for_user(struct records *r, uid_t uid)
+{
+	uint32_t groups[] = { uid };
+	struct mmap3_capture_user cu = {
+		.size = sizeof(cu), .uid = uid, .gid = uid, .nr_groups = 1,
+		.groups = (uintptr_t)groups,
+	};
+	int fd = session_open();
+
+	if (fd < 0)
+		return -1;
+	if (session_filter(fd, MMAP3_FILTER_CAPTURE, 0, NULL) ||
+	    ioctl(fd, MMAP3_IOC_SET_CAPTURE_USER, &cu) || ioctl(fd, MMAP3_IOC_ENABLE) ||
+	    read_dump(fd, r)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Under sudo the copies are the invoking user's (ABI 2.4): root's session,
+ * its captures set for uid 1000, is offered only what uid 1000 could read
+ * itself, by its path or through /proc/PID/map_files, and reads only
+ * what uid 1000 may read: not a root-only program run by root (0700 in a
+ * 0700 directory), not uid 2000's program in its private directory, not
+ * root's program run from a memfd, not an execute-only program (even one
+ * uid 1000 runs); its own program and a world-readable one root runs,
+ * byte for byte.  A session of root for itself is offered all of them.
+ * Only one who could become that user may ask (EPERM), and only before
+ * ENABLE (EBUSY).
+ */
+TEST(capture_for_the_user_who_ran_sudo)
+{
+	struct mmap3_capture_user cu = { .size = sizeof(cu), .uid = 1000, .gid = 1000 };
+	struct mmap3_capture_read rd = { .size = sizeof(rd) };
+	struct mmap3_record_mmap *m;
+	struct records r = { }, rr = { };
+	pid_t kids[6], opener;
+	int fd, rootfd, status, n, i;
+	char got[4096];
+	/* The first four not for uid 1000, the last two for it. */
+	const char *progs[6] = { DIR "/root/prog", DIR "/private/prog", "/memfd:rootmem",
+				 DIR "/xo", DIR "/own_prog", DIR "/public" };
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, sh("mkdir -p -m 0700 " DIR "/root " DIR "/private && "
+			"cp /selftests/spin_v1 " DIR "/root/prog && chmod 0700 " DIR "/root/prog && "
+			"cp /selftests/spin_v2 " DIR "/private/prog && "
+			"chown -R 2000:2000 " DIR "/private && "
+			"cp /selftests/spin_v3 " DIR "/xo && chmod 0711 " DIR "/xo && "
+			"cp /selftests/spin_v4 " DIR "/own_prog && chown 1000:1000 " DIR "/own_prog && "
+			"cp /selftests/spin_v5 " DIR "/public && chmod 0755 " DIR "/public"));
+
+	/* uid 1000 with CAP_PERFMON opens a session: it may not ask for anyone. */
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 1000, 0));
+	opener = fork_child();
+	if (opener == 0) {
+		int sfd;
+
+		if (become_uid(1000, 1))
+			_exit(20);
+		sfd = session_open();
+		if (sfd < 0)
+			_exit(21);
+		if (ioctl(sfd, MMAP3_IOC_SET_CAPTURE_USER, &cu) != -1)
+			_exit(22);
+		_exit(errno == EPERM ? 0 : 23);
+	}
+	ASSERT_EQ(opener, waitpid(opener, &status, 0));
+	ASSERT_EQ(0, chown(MMAP3_DEVICE_PATH, 0, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("22: uid 1000 set another user's captures");
+	}
+
+	fd = session_for_user(&r, 1000);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_SET_CAPTURE_USER, &cu));
+	EXPECT_EQ(EBUSY, errno);
+	rootfd = capture_session_open(&rr);
+	ASSERT_LE(0, rootfd);
+
+	/*
+	 * Root runs its program, its memfd and the public one; uid 2000 its
+	 * own; uid 1000 the execute-only one and its own.
+	 */
+	for (i = 0; i < 6; i++) {
+		kids[i] = fork_child();
+		if (kids[i] == 0) {
+			if ((i == 1 && become_uid(2000, 0)) || ((i == 3 || i == 4) && become_uid(1000, 0)))
+				_exit(30);
+			if (i == 2)
+				execl("/selftests/memfd_exec", "memfd_exec", "rootmem",
+				      "/selftests/spin_v6", "3000", (char *)NULL);
+			else
+				execl(progs[i], "prog", "3000", (char *)NULL);
+			_exit(31);
+		}
+	}
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(0, wait_exe(kids[i], progs[i]));
+	for (n = 0; n < 100; n++) {
+		ASSERT_EQ(0, flush_and_read(fd, &r));
+		for (i = 0; i < 6; i++)
+			if (!find_mmap_prefix(&r, kids[i], progs[i]))
+				break;
+		if (i == 6)
+			break;
+		usleep(100000);
+	}
+	for (i = 0; i < 4; i++) {
+		m = find_mmap_prefix(&r, kids[i], progs[i]);
+		ASSERT_NE(NULL, m);
+		EXPECT_EQ(MMAP3_BUILDID_FOUND, m->build_id.status);
+		if (!m->capture)
+			continue;
+		/* Offered (it may be, for a program uid 1000 runs): never read. */
+		rd.handle = m->capture;
+		rd.buf = (uintptr_t)got;
+		rd.len = sizeof(got);
+		EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd)) {
+			TH_LOG("uid 1000's captures read %s", progs[i]);
+		}
+		EXPECT_EQ(EACCES, errno);
+	}
+	for (i = 4; i < 6; i++) {
+		m = find_mmap(&r, kids[i], progs[i], 0);
+		ASSERT_NE(NULL, m);
+		ASSERT_NE(0, m->capture) {
+			TH_LOG("no handle for %s", progs[i]);
+		}
+		rd.handle = m->capture;
+		rd.buf = (uintptr_t)got;
+		rd.len = sizeof(got);
+		EXPECT_LT(0, ioctl(fd, MMAP3_IOC_CAPTURE_READ, &rd));
+		EXPECT_EQ(0, memcmp(got, "\177ELF", 4));
+	}
+
+	/* Root's own session: each offered, and read. */
+	ASSERT_EQ(0, flush_and_read(rootfd, &rr));
+	for (i = 0; i < 6; i++) {
+		m = find_mmap_prefix(&rr, kids[i], progs[i]);
+		ASSERT_NE(NULL, m);
+		ASSERT_NE(0, m->capture);
+		rd.handle = m->capture;
+		EXPECT_LT(0, ioctl(rootfd, MMAP3_IOC_CAPTURE_READ, &rd));
+	}
+	kill_all(kids, 6);
+	close(fd);
+	close(rootfd);
+	records_free(&r);
+	records_free(&rr);
+}
+
+/*
+ * CAPTURE_FORGET (ABI 2.4) gives a handle back and forgets its build-id:
+ * the next mapping of that file is offered a handle again, where after
+ * CAPTURE_RELEASE it is not (the session has it).
+ */
+TEST(capture_forget_offers_again)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint32_t handle;
+	int fd, round;
+	pid_t kid;
+
+	fd = capture_session_open(&r);
+	ASSERT_LE(0, fd);
+	for (round = 0; round < 3; round++) {
+		kid = fork_child();
+		if (kid == 0) {
+			execl("/selftests/spin_v5", "spin_v5", "10", (char *)NULL);
+			_exit(31);
+		}
+		ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+		ASSERT_EQ(0, flush_and_read(fd, &r));
+		m = find_mmap(&r, kid, "/selftests/spin_v5", 0);
+		ASSERT_NE(NULL, m);
+		handle = m->capture;
+		if (round == 2) {
+			/* Released, not forgotten: the session has it. */
+			EXPECT_EQ(0, handle);
+			break;
+		}
+		ASSERT_NE(0, handle) {
+			TH_LOG("round %d: no handle", round);
+		}
+		if (round == 0) {
+			EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_CAPTURE_FORGET, &handle));
+			EXPECT_EQ(-1, ioctl(fd, MMAP3_IOC_CAPTURE_FORGET, &handle));
+			EXPECT_EQ(ENOENT, errno);
+		} else {
+			EXPECT_EQ(0, ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &handle));
+		}
+	}
+	close(fd);
+	records_free(&r);
+}
+
 /*
  * A capture read whose filesystem stops answering returns ETIMEDOUT
  * after read_timeout_ms, and at once while that read is still stuck;

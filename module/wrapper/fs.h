@@ -111,6 +111,22 @@ static inline struct file *mmap3_file_id_open(const struct mmap3_file_id *id,
 }
 
 /*
+ * May the current credentials do @mask (MAY_EXEC...) to the inode at
+ * @path, as a lookup through it would ask?  The mount's idmapping is
+ * passed since 5.12 (a user namespace), as an idmap since 6.3.
+ */
+static inline int mmap3_path_permission(const struct path *path, int mask)
+{
+#if MMAP3_KERNEL_BEFORE(5, 12)
+	return inode_permission(d_inode(path->dentry), mask);
+#elif MMAP3_KERNEL_BEFORE(6, 3)
+	return inode_permission(mnt_user_ns(path->mnt), d_inode(path->dentry), mask);
+#else
+	return inode_permission(mnt_idmap(path->mnt), d_inode(path->dentry), mask);
+#endif
+}
+
+/*
  * Open @name from the initial task's root, the way the kernel opens
  * firmware: what a chroot or a container mounted over it is not seen.
  */

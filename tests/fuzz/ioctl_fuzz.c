@@ -95,7 +95,7 @@ static unsigned long command(uint64_t *s)
 {
 	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
 					     _IOC_READ | _IOC_WRITE };
-	unsigned int nr = pick(s, 4) ? pick(s, 10) : pick(s, 256);
+	unsigned int nr = pick(s, 4) ? pick(s, 12) : pick(s, 256);
 	unsigned int type = pick(s, 8) ? MMAP3_IOC_MAGIC : pick(s, 256);
 
 	if (!pick(s, 16))
@@ -127,7 +127,7 @@ static void *fuzz(void *arg)
 	for (i = 0; i < FDS; i++)
 		fds[i] = -1;
 	while (!stop) {
-		int slot = pick(&seed, FDS), op = pick(&seed, 13), fd = fds[slot];
+		int slot = pick(&seed, FDS), op = pick(&seed, 14), fd = fds[slot];
 		struct pollfd pfd;
 		void *p;
 
@@ -216,7 +216,23 @@ static void *fuzz(void *arg)
 			ioctl(fd, MMAP3_IOC_CAPTURE_READ, pick(&seed, 8) ? (void *)&rd :
 			      argument(&seed, buf, sizeof(buf)));
 			if (pick(&seed, 2))
-				ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &rd.handle);
+				ioctl(fd, pick(&seed, 2) ? MMAP3_IOC_CAPTURE_RELEASE :
+				      MMAP3_IOC_CAPTURE_FORGET, &rd.handle);
+			break;
+		}
+		case 13: {	/* captures for another user: any ids, any groups */
+			uint32_t groups[4] = { 1000, (uint32_t)next(&seed), 0, 65534 };
+			struct mmap3_capture_user cu = {
+				.size = pick(&seed, 4) ? sizeof(cu) : pick(&seed, 64),
+				.uid = pick(&seed, 2) ? 1000 : (uint32_t)next(&seed),
+				.gid = pick(&seed, 2) ? 1000 : (uint32_t)next(&seed),
+				.nr_groups = pick(&seed, 4) ? pick(&seed, 5) : (uint32_t)next(&seed),
+				.groups = pick(&seed, 4) ? (uintptr_t)groups :
+					  (uintptr_t)argument(&seed, buf, sizeof(buf)),
+			};
+
+			ioctl(fd, MMAP3_IOC_SET_CAPTURE_USER, pick(&seed, 8) ? (void *)&cu :
+			      argument(&seed, buf, sizeof(buf)));
 			break;
 		}
 		case 12: {	/* mappings, so sessions have records */

@@ -11,6 +11,10 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
+ *	2.4	captures offered and read as another user
+ *		(MMAP3_IOC_SET_CAPTURE_USER, MMAP3_FEATURE_CAPTURE_USER): under
+ *		sudo, the user the copies are for; MMAP3_IOC_CAPTURE_FORGET:
+ *		a handle given back and its build-id offered again
  *	2.3	the buffer mapped (mmap(), MMAP3_FEATURE_MAPPED_BUFFER): a
  *		control page and the records, read without a copy
  *	2.2	MMAP3_FILTER_INHERIT: the filter's processes and their
@@ -49,7 +53,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		3
+#define MMAP3_ABI_MINOR		4
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -122,6 +126,7 @@ struct mmap3_abi_version {
 
 /* 2.3: the buffer can be mapped (struct mmap3_ring_control). */
 #define MMAP3_FEATURE_MAPPED_BUFFER	(1ULL << 0)
+#define MMAP3_FEATURE_CAPTURE_USER	(1ULL << 1)
 
 /*
  * Records.  read() on /dev/mmap3 returns whole records, each starting with
@@ -517,6 +522,44 @@ struct mmap3_capture_read {
 #define MMAP3_IOC_CAPTURE_READ	_IOWR(MMAP3_IOC_MAGIC, 0x08, struct mmap3_capture_read)
 /* Drop a handle (and the session's reference to the file).  ENOENT. */
 #define MMAP3_IOC_CAPTURE_RELEASE	_IOW(MMAP3_IOC_MAGIC, 0x09, __u32)
+
+/*
+ * struct mmap3_capture_user - argument of MMAP3_IOC_SET_CAPTURE_USER (2.4)
+ * @size:	sizeof(struct mmap3_capture_user) of the caller
+ * @uid:	the user captures are for, in the caller's user namespace
+ * @gid:	their group
+ * @nr_groups:	their supplementary groups at @groups, at most
+ *		MMAP3_CAPTURE_USER_GROUPS_MAX
+ * @groups:	user address of @nr_groups __u32 group ids
+ *
+ * From then on, captures are offered and read as that user would,
+ * without any privilege: a handle only for a file the user could reach
+ * themselves, by its path from the caller's root (every directory on
+ * the way searchable by them) or through /proc/PID/map_files (ptrace
+ * access to the mapping process: their own processes' memfds and
+ * deleted files), each read after the kernel's check for reading by the
+ * user.  mmap3 record under sudo sets the invoking user, who will own the
+ * copies.  Before the first ENABLE (EBUSY after), by a caller and an
+ * opener with CAP_SETUID and CAP_SETGID, who could become that user
+ * anyway (EPERM); EINVAL for an id with no mapping in the namespace.
+ */
+struct mmap3_capture_user {
+	__u32 size;
+	__u32 uid;
+	__u32 gid;
+	__u32 nr_groups;
+	__u64 groups;
+};
+
+#define MMAP3_CAPTURE_USER_SIZE_VER0	24
+#define MMAP3_CAPTURE_USER_GROUPS_MAX	65536
+#define MMAP3_IOC_SET_CAPTURE_USER	_IOW(MMAP3_IOC_MAGIC, 0x0a, struct mmap3_capture_user)
+/*
+ * Drop a handle, and forget its build-id: the next mapping of that id is
+ * offered a handle again (2.4), as when a tool takes only some processes'
+ * files.  ENOENT.
+ */
+#define MMAP3_IOC_CAPTURE_FORGET	_IOW(MMAP3_IOC_MAGIC, 0x0b, __u32)
 
 /*
  * The buffer mapped (2.3, MMAP3_FEATURE_MAPPED_BUFFER): records read in
