@@ -55,7 +55,7 @@ static char *next_slash(char *s)
 	return strchrnul(s, '/');
 }
 
-int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode)
+int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode, uint64_t *made)
 {
 	char *copy = strdup(rel), *name, *save = NULL;
 	int cur = -1, next, err;
@@ -81,15 +81,17 @@ int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode)
 	}
 	cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	for (name = strtok_r(copy, "/", &save); cur >= 0 && name; name = strtok_r(NULL, "/", &save)) {
-		int made = !mkdirat(cur, name, 0700);
+		int new = !mkdirat(cur, name, 0700);
 
-		if (!made && errno != EEXIST)
+		if (!new && errno != EEXIST)
 			goto fail;
+		if (new && made)
+			(*made)++;
 		next = open_one(cur, name, mode);
 		if (next < 0)
 			goto fail;
 		/* What was opened, not the name: nothing planted meanwhile is given away. */
-		if (made && owner_uid != (uid_t)-1 && fchown(next, owner_uid, owner_gid)) {
+		if (new && owner_uid != (uid_t)-1 && fchown(next, owner_uid, owner_gid)) {
 			close(next);
 			goto fail;
 		}

@@ -7,6 +7,7 @@
 #ifndef MMAP3_BENEATH_H
 #define MMAP3_BENEATH_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -22,11 +23,12 @@ enum beneath_mode {
 
 /*
  * Open the directory @rel ("a/b/c": no empty, "." or ".." component)
- * below @dirfd, creating what is missing (mode 0700).  Returns a new
- * O_CLOEXEC descriptor, or -1 with errno: ELOOP or ENOTDIR when a
+ * below @dirfd, creating what is missing (mode 0700), and adding how many
+ * directories it made to *@made (if not NULL), failing or not.  Returns a
+ * new O_CLOEXEC descriptor, or -1 with errno: ELOOP or ENOTDIR when a
  * component is a symbolic link or no directory, EINVAL for a bad @rel.
  */
-int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode);
+int beneath_mkdirs(int dirfd, const char *rel, enum beneath_mode mode, uint64_t *made);
 
 /*
  * Directories beneath_mkdirs() creates from now on are given to @uid and

@@ -147,8 +147,7 @@ static int check_dir(const struct capture *c, const char *name)
 	return 0;
 }
 
-/* Under sudo: the user who ran it, 0 and *@uid, *@gid; else -1. */
-static int sudo_user(uid_t *uid, gid_t *gid)
+int capture_sudo_user(uid_t *uid, gid_t *gid)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 	char *end;
@@ -176,7 +175,43 @@ static int trusted_owner(uid_t uid)
 	uid_t su;
 	gid_t sg;
 
-	return uid == 0 || uid == geteuid() || (!sudo_user(&su, &sg) && uid == su);
+	return uid == 0 || uid == geteuid() || (!capture_sudo_user(&su, &sg) && uid == su);
+}
+
+/*
+ * Under sudo, give what was just made at @name in @dirfd (of @type:
+ * S_IFDIR, S_IFLNK) to the invoking user, by descriptor: its directory
+ * may be theirs, so they may have put something else at the name since,
+ * and what is given must be what was made (ours, of that type).  0; 1
+ * when the name was replaced meanwhile (counted as planted, said); -1
+ * after saying why it could not be given.  @shown names it.
+ */
+static int give_made(struct capture *c, int dirfd, const char *name, mode_t type,
+		     const char *shown)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	if (c->owner_uid == (uid_t)-1)
+		return 0;
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -1;
+	} else if ((st.st_mode & S_IFMT) != type || st.st_uid != geteuid()) {
+		msg_err("%s: replaced while it was made; not given to uid %u", shown,
+			(unsigned int)c->owner_uid);
+		c->stats.planted++;
+		ret = 1;
+	} else if (fchownat(fd, "", c->owner_uid, c->owner_gid,
+			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+		ret = -1;
+	}
+	if (ret < 0)
+		msg_err("%s: cannot give it to uid %u: %s", shown, (unsigned int)c->owner_uid,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /*
@@ -189,7 +224,7 @@ static int trusted_owner(uid_t uid)
  * *@last to the last component of @path (which it cuts).  Returns an
  * O_PATH descriptor, or -1 after printing one line naming @dir.
  */
-static int open_parent(const struct capture *c, const char *dir, char *path, char **last)
+static int open_parent(struct capture *c, const char *dir, char *path, char **last)
 {
 	char *comp = path, *slash;
 	struct stat st;
@@ -207,10 +242,7 @@ static int open_parent(const struct capture *c, const char *dir, char *path, cha
 		*slash = 0;
 		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
 			/* Made for the user mmap3 works for, as mkdir -p by them. */
-			if (!mkdirat(fd, comp, 0755) && c->owner_uid != (uid_t)-1 &&
-			    fchownat(fd, comp, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
-				msg_err("%s: cannot give %s to uid %u: %s", dir,
-					path, (unsigned int)c->owner_uid, strerror(errno));
+			if (!mkdirat(fd, comp, 0755) && give_made(c, fd, comp, S_IFDIR, path)) {
 				close(fd);
 				return -1;
 			}
@@ -252,7 +284,7 @@ int capture_open(struct capture *c, const char *dir)
 	memset(c, 0, sizeof(*c));
 	c->dir = dir;
 	c->dirfd = -1;
-	if (sudo_user(&c->owner_uid, &c->owner_gid)) {
+	if (capture_sudo_user(&c->owner_uid, &c->owner_gid)) {
 		c->owner_uid = (uid_t)-1;
 		c->owner_gid = (gid_t)-1;
 	}
@@ -298,9 +330,7 @@ int capture_open(struct capture *c, const char *dir)
 		capture_close(c);
 		return -1;
 	}
-	c->max_file = CAPTURE_MAX_FILE;
-	c->max_total = CAPTURE_MAX_TOTAL;
-	c->max_seconds = CAPTURE_MAX_SECONDS;
+	c->limits = (struct capture_limits)CAPTURE_LIMITS_DEFAULT;
 	return 0;
 fail:
 	close(parent);
@@ -323,6 +353,7 @@ struct source {
 	size_t mem_len;
 	const char *path;	/* for messages */
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns; 0: none */
+	atomic_int *cancel;	/* the capture's: -ECANCELED once set */
 };
 
 static uint64_t now_ns(void)
@@ -336,7 +367,7 @@ static uint64_t now_ns(void)
 /* When reading a file that starts now must be done: --capture-max-seconds. */
 static uint64_t deadline(const struct capture *c)
 {
-	return c->max_seconds ? now_ns() + c->max_seconds * 1000000000ULL : 0;
+	return c->limits.max_seconds ? now_ns() + c->limits.max_seconds * 1000000000ULL : 0;
 }
 
 /*
@@ -350,6 +381,8 @@ static long source_read(const struct source *src, void *buf, size_t len, uint64_
 
 	if (src->deadline && now_ns() > src->deadline)
 		return -ETIME;
+	if (src->cancel && atomic_load(src->cancel))
+		return -ECANCELED;
 
 	if (src->handle)
 		return mmap3_device_capture_read(src->fd, src->handle, buf, len, off);
@@ -372,6 +405,11 @@ static int unreadable(struct capture *c, const struct source *src, uint64_t off,
 {
 	const char *why;
 
+	/* Stopped (a signal after perf had exited): counted, said once by the command. */
+	if (err == ECANCELED) {
+		c->stats.stopped++;
+		return 0;
+	}
 	if (err == EACCES || err == EPERM) {
 		c->stats.unreadable++;
 		why = "reading it is not allowed";
@@ -437,11 +475,12 @@ static long long copy_out(struct capture *c, const struct source *src, struct ou
 /* How many bytes the next file may have: its own limit, or what is left. */
 static uint64_t capture_limit(const struct capture *c, int *by_total)
 {
-	uint64_t limit = c->max_file ? c->max_file : UINT64_MAX, left;
+	const struct capture_limits *l = &c->limits;
+	uint64_t limit = l->max_file ? l->max_file : UINT64_MAX, left;
 
 	*by_total = 0;
-	if (c->max_total) {
-		left = c->spent < c->max_total ? c->max_total - c->spent : 0;
+	if (l->max_total) {
+		left = c->spent < l->max_total ? l->max_total - c->spent : 0;
 		if (left < limit) {
 			limit = left;
 			*by_total = 1;
@@ -456,15 +495,71 @@ static int over_limit(struct capture *c, const char *path, int by_total)
 	if (!by_total) {
 		c->stats.too_big++;
 		msg_err("%s: larger than --capture-max-file (%llu bytes); not "
-			"captured", path, (unsigned long long)c->max_file);
+			"captured", path, (unsigned long long)c->limits.max_file);
 		return 0;
 	}
 	c->stats.over_total++;
 	if (!c->total_said)
 		msg_err("%s: --capture-max-total (%llu bytes) reached: %s and the "
 			"files that would pass it are not captured", c->dir,
-			(unsigned long long)c->max_total, path);
+			(unsigned long long)c->limits.max_total, path);
 	c->total_said = 1;
+	return 0;
+}
+
+/* Components of @rel ("a/b/c": 3). */
+static uint64_t depth(const char *rel)
+{
+	uint64_t n = 1;
+
+	for (; *rel; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+/*
+ * The directories of @rel below DIR not there yet (an upper bound: what
+ * is planted meanwhile fails the capture later, not the count).
+ */
+static uint64_t missing(const struct capture *c, const char *rel)
+{
+	char prefix[PATH_MAX];
+	const char *p = rel;
+	struct stat st;
+	uint64_t n = depth(rel);
+
+	for (;;) {
+		p = strchrnul(p, '/');
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(p - rel), rel);
+		if (fstatat(c->dirfd, prefix, &st, AT_SYMLINK_NOFOLLOW))
+			return n;
+		n--;
+		if (!*p++)
+			return n;
+	}
+}
+
+/*
+ * A file not captured for the files and directories it would make:
+ * counted, and the limit said once.  One already there costs none.
+ */
+static int over_files(struct capture *c, const char *path, const char *xx, const char *rest)
+{
+	char link[16 + 2 * MMAP3_BUILD_ID_SIZE_MAX];
+	struct stat st;
+
+	/* Only counted differently if planted: nothing is made either way. */
+	snprintf(link, sizeof(link), "%s/%s", xx, rest);
+	if (!fstatat(c->dirfd, link, &st, AT_SYMLINK_NOFOLLOW)) {
+		c->stats.cached++;
+		return 0;
+	}
+	c->stats.over_files++;
+	if (!c->files_said)
+		msg_err("%s: --capture-max-files (%llu files, links and directories) "
+			"reached: %s and the files that would pass it are not captured", c->dir,
+			(unsigned long long)c->limits.max_files, path);
+	c->files_said = 1;
 	return 0;
 }
 
@@ -569,12 +664,12 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		 const struct mmap3_build_id *want, uint64_t size_known, const char *base)
 {
 	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
-	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16];
+	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16], link[PATH_MAX + 256];
 	struct precheck pre = { .src = src };
 	struct elf_buildid bid;
 	struct outfile o;
 	struct stat st;
-	int i, hexfd = -1, xxfd = -1, ret = -1, linked, by_total, err = 0;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked, given, by_total, err = 0;
 	uint64_t limit, at = 0;
 	long long size;
 	char byte;
@@ -602,8 +697,19 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		return 0;
 	}
 	snprintf(elf, sizeof(elf), "%s/%s/%s", c->dir, dirs, base);
+	/* Each component a directory: a path a thousand deep costs a thousand. */
+	if (depth(rel) > CAPTURE_MAX_DEPTH) {
+		msg_err("%s: a path of %llu components, more than %d; not captured", path,
+			(unsigned long long)depth(rel), CAPTURE_MAX_DEPTH);
+		c->stats.long_path++;
+		return 0;
+	}
+	/* What it would make: directories not there yet, the file and its link. */
+	if (c->limits.max_files &&
+	    c->made + missing(c, xx) + missing(c, dirs) + 2 > c->limits.max_files)
+		return over_files(c, path, xx, hex + 2);
 
-	xxfd = beneath_mkdirs(c->dirfd, xx, c->mode);
+	xxfd = beneath_mkdirs(c->dirfd, xx, c->mode, &c->made);
 	if (xxfd < 0)
 		return mkdirs_failed(c, xx, path);
 	if (!fstatat(xxfd, hex + 2, &st, AT_SYMLINK_NOFOLLOW)) {
@@ -639,7 +745,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = changed(c, path, &bid);
 		goto out;
 	}
-	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode);
+	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode, &c->made);
 	if (hexfd < 0) {
 		ret = mkdirs_failed(c, dirs, path);
 		goto out;
@@ -671,6 +777,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	linked = outfile_commit(&o);
 	if (linked < 0)
 		goto out;
+	if (linked != OUTFILE_EXISTED)
+		c->made++;
 	if (linked == OUTFILE_EXISTED && !check_existing(c, hexfd, base, elf, want)) {
 		ret = 0;
 		goto out;
@@ -682,12 +790,16 @@ static int store(struct capture *c, const struct source *src, const char *path,
 				strerror(errno));
 			goto out;
 		}
-	} else if (c->owner_uid != (uid_t)-1 &&
-		   /* The link we made: a name planted meanwhile is not given away. */
-		   fchownat(xxfd, hex + 2, c->owner_uid, c->owner_gid, AT_SYMLINK_NOFOLLOW)) {
-		msg_err("%s/%s/%s: cannot give it to uid %u: %s", c->dir, xx,
-			hex + 2, (unsigned int)c->owner_uid, strerror(errno));
-		goto out;
+	} else {
+		c->made++;
+		snprintf(link, sizeof(link), "%s/%s/%s", c->dir, xx, hex + 2);
+		given = give_made(c, xxfd, hex + 2, S_IFLNK, link);
+		if (given < 0)
+			goto out;
+		if (given > 0) {
+			ret = 0;
+			goto out;
+		}
 	}
 	if (linked == OUTFILE_EXISTED) {
 		c->stats.cached++;
@@ -707,7 +819,7 @@ out:
 int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
 	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path,
-				    .deadline = deadline(c) };
+				    .deadline = deadline(c), .cancel = &c->cancel };
 	int ret = store(c, &src, m->path, &m->build_id, 0, "elf");
 
 	mmap3_device_capture_release(fd, m->capture);
@@ -716,7 +828,8 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 
 int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid)
 {
-	struct source src = { .path = path, .deadline = deadline(c) };
+	struct source src = { .path = path, .deadline = deadline(c),
+				    .cancel = &c->cancel };
 	struct stat st;
 	int ret;
 
@@ -763,13 +876,13 @@ int capture_store_vdso(struct capture *c)
 	struct capture_stats stats;
 	struct elf_buildid bid;
 	uint64_t spent;
-	char win[4096];
+	char window[4096];
 	int ret;
 
 	src.mem = own_vdso(&src.mem_len);
 	if (!src.mem)
 		return 0;	/* none here: nothing perf could look for either */
-	elf_buildid_parse_buf(precheck_read, &pre, src.mem_len, &bid, win, sizeof(win));
+	elf_buildid_parse_buf(precheck_read, &pre, src.mem_len, &bid, window, sizeof(window));
 	if (bid.status != MMAP3_BUILDID_FOUND || bid.size > sizeof(want.data))
 		return 0;
 	want.status = MMAP3_BUILDID_FOUND;

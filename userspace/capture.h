@@ -16,6 +16,7 @@
 #define MMAP3_CAPTURE_H
 
 #include <linux/mmap3.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,8 +30,9 @@ struct capture_stats {
 	uint64_t bytes;		/* of the files written */
 	uint64_t too_big;	/* larger than max_file: not captured */
 	uint64_t over_total;	/* would have passed max_total: not captured */
+	uint64_t over_files;	/* would have passed max_files: not captured */
 	uint64_t planted;	/* a name planted in DIR on the way: not captured */
-	uint64_t long_path;	/* its path too long for DIR: not captured */
+	uint64_t long_path;	/* its path too long or deep for DIR: not captured */
 	uint64_t unreadable;	/* reading it refused (EACCES, EPERM) */
 	uint64_t timed_out;	/* its filesystem did not answer in time */
 	uint64_t too_slow;	/* not read within max_seconds */
@@ -38,7 +40,9 @@ struct capture_stats {
 	uint64_t short_id;	/* a build-id of one byte: no name in perf's cache */
 	/* Counted by record.c: */
 	uint64_t abandoned;	/* offered after capturing stopped on an error */
+	uint64_t stopped;	/* given up at a stop signal (capture_worker_cancel) */
 	uint64_t backlog;	/* offered while CAPTURE_QUEUE_MAX waited */
+	uint64_t others;	/* of processes perf did not record (inject): not captured */
 	uint64_t refused;	/* first-seen build-ids the module gave no handle */
 	uint64_t denied;	/* ... as the opener may not read the mapper's files */
 };
@@ -56,16 +60,41 @@ struct capture_stats {
  * long.  A 512 MB file read at 20 MB/s fits.
  */
 #define CAPTURE_MAX_SECONDS	30
+/*
+ * Files, links and directories made in DIR: a user can map files at
+ * paths of a thousand components, each a directory in perf's layout.  A
+ * binary costs its path's new directories, two more, its file and link:
+ * some 60,000 binaries of paths six deep.
+ */
+#define CAPTURE_MAX_FILES	500000
+/* Components of a stored file's path; deeper ones are not captured. */
+#define CAPTURE_MAX_DEPTH	128
+
+/* What a capture may cost; 0 in any: no limit there. */
+struct capture_limits {
+	uint64_t max_file;	/* bytes of one file */
+	uint64_t max_total;	/* bytes copied in all */
+	uint64_t max_files;	/* files, links and directories made */
+	uint64_t max_seconds;	/* to read one file */
+};
+
+#define CAPTURE_LIMITS_DEFAULT \
+	{ CAPTURE_MAX_FILE, CAPTURE_MAX_TOTAL, CAPTURE_MAX_FILES, CAPTURE_MAX_SECONDS }
 
 struct capture {
 	const char *dir;	/* as given, for messages */
 	int dirfd;
 	enum beneath_mode mode;
-	uint64_t max_file;	/* bytes of one file; 0: no limit */
-	uint64_t max_total;	/* bytes copied in all; 0: no limit */
+	struct capture_limits limits;
 	uint64_t spent;		/* bytes copied, kept or not, against max_total */
-	uint64_t max_seconds;	/* to read one file; 0: no limit */
+	uint64_t made;		/* files, links and directories, against max_files */
 	int total_said;		/* max_total was reached, and said so */
+	int files_said;		/* max_files was reached, and said so */
+	/*
+	 * Set (by another thread) to stop: the file being copied is given up
+	 * at its next read, counted as stopped.
+	 */
+	atomic_int cancel;
 	/*
 	 * Under sudo, the invoking user (SUDO_UID, SUDO_GID): DIR may be
 	 * theirs (their ~/.debug), and what is created in it is made theirs,
@@ -76,12 +105,14 @@ struct capture {
 	struct capture_stats stats;
 };
 
+/* Under sudo (root, SUDO_UID and SUDO_GID): the user who ran it, 0 and *@uid, *@gid; else -1. */
+int capture_sudo_user(uid_t *uid, gid_t *gid);
+
 /*
  * Create (mkdir -p) and open DIR, which must be a directory (not a
  * symbolic link to one) of the user running mmap3, or under sudo of the
  * user who ran sudo, that no one else may write to; the limits are
- * CAPTURE_MAX_FILE, CAPTURE_MAX_TOTAL and CAPTURE_MAX_SECONDS until the
- * caller sets others.  Returns 0, or -1 after printing.
+ * CAPTURE_LIMITS_DEFAULT until the caller sets others.  Returns 0, or -1 after printing.
  */
 int capture_open(struct capture *c, const char *dir);
 void capture_close(struct capture *c);
@@ -108,7 +139,8 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
  * and its .build-id link), from our own memory: every 64-bit process
  * maps the same image, so perf, given DIR as its cache, resolves the
  * samples in it as it does from ~/.debug.  Not in the statistics nor
- * against the limits.  0, or -1 as capture_store().
+ * against the byte limits; what it makes counts against max_files.  0,
+ * or -1 as capture_store().
  */
 int capture_store_vdso(struct capture *c);
 

@@ -3,9 +3,13 @@
  * userspace/capture_worker.c - one thread copies the files mmap3 record
  * is offered, in the order offered, while the reader goes on reading.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "capture_worker.h"
 #include "device.h"
@@ -25,11 +29,14 @@ static void job_run(struct capture_worker *w, struct capture_job *j)
 	const struct mmap3_record_mmap *m = (const void *)j->rec;
 	int ret;
 
-	if (atomic_load(&w->failed)) {
-		/* After a failure (a full disk): release, one line said already. */
+	if (atomic_load(&w->failed) || atomic_load(&w->cap->cancel)) {
+		/* After a failure (a full disk), or stopped: release, counted. */
 		if (j->handle)
 			mmap3_device_capture_release(w->dev, j->handle);
-		w->cap->stats.abandoned++;
+		if (atomic_load(&w->cap->cancel))
+			w->cap->stats.stopped++;
+		else
+			w->cap->stats.abandoned++;
 		return;
 	}
 	ret = j->handle ? capture_store(w->cap, w->dev, m) :
@@ -43,6 +50,7 @@ static void *worker(void *arg)
 {
 	struct capture_worker *w = arg;
 	struct capture_job *j;
+	uint64_t one = 1;
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
@@ -56,8 +64,13 @@ static void *worker(void *arg)
 			w->queued--;
 		}
 		pthread_mutex_unlock(&w->lock);
-		if (!j)
-			return NULL;	/* closing, and nothing left */
+		if (!j) {
+			/* Closing, and nothing left: said to whoever waits. */
+			ssize_t n = write(w->done, &one, sizeof(one));
+
+			(void)n;	/* an eventfd below its maximum takes it */
+			return NULL;
+		}
 		job_run(w, j);
 		free(j);
 	}
@@ -72,6 +85,11 @@ int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev)
 	w->dev = dev;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->more, NULL);
+	w->done = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->done < 0) {
+		msg_err("eventfd: %s", strerror(errno));
+		return -1;
+	}
 	err = pthread_create(&w->thread, NULL, worker, w);
 	if (err) {
 		msg_err("cannot start the capture thread: %s", strerror(err));
@@ -116,7 +134,7 @@ void capture_worker_mapping(struct capture_worker *w, const struct mmap3_record_
 	}
 	/* The worker may be counting too: the reader's own count, read at the end. */
 	mmap3_device_capture_release(w->dev, m->capture);
-	w->backlog++;
+	atomic_fetch_add(&w->backlog, 1);
 }
 
 void capture_worker_file(struct capture_worker *w, const char *path,
@@ -134,7 +152,7 @@ void capture_worker_file(struct capture_worker *w, const char *path,
 			return;
 		free(j);
 	}
-	w->backlog++;
+	atomic_fetch_add(&w->backlog, 1);
 }
 
 void capture_worker_abandon(struct capture_worker *w)
@@ -142,16 +160,49 @@ void capture_worker_abandon(struct capture_worker *w)
 	atomic_store(&w->failed, 1);
 }
 
-void capture_worker_finish(struct capture_worker *w)
+/* Nothing more comes: the worker stops once the queue is empty. */
+static void closing(struct capture_worker *w)
 {
-	if (!w->started)
-		return;
 	pthread_mutex_lock(&w->lock);
 	w->closing = 1;
 	pthread_cond_signal(&w->more);
 	pthread_mutex_unlock(&w->lock);
+}
+
+int capture_worker_wait(struct capture_worker *w, int fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = w->done, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+
+	if (!w->started)
+		return 0;
+	closing(w);
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			return 0;
+		if (pfd[0].revents)
+			return 0;
+		if (pfd[1].revents)
+			return 1;
+	}
+}
+
+void capture_worker_cancel(struct capture_worker *w)
+{
+	if (w->started)
+		atomic_store(&w->cap->cancel, 1);
+}
+
+void capture_worker_finish(struct capture_worker *w)
+{
+	if (!w->started)
+		return;
+	closing(w);
 	pthread_join(w->thread, NULL);
 	w->started = 0;
+	close(w->done);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->more);
 }

@@ -38,8 +38,13 @@ struct capture_worker {
 	struct capture_job *head, *tail;
 	unsigned int queued;
 	int closing;
-	/* Offered while CAPTURE_QUEUE_MAX waited: released, not captured. */
-	uint64_t backlog;
+	int done;			/* eventfd: the worker stopped */
+	/*
+	 * Offered while CAPTURE_QUEUE_MAX waited: released, not captured.
+	 * Queued from more than one thread (inject: mappings by the main
+	 * thread, modules' files by the feed's).
+	 */
+	atomic_uint_least64_t backlog;
 	/* What the status line shows, read by the reader. */
 	atomic_uint_least64_t stored;
 	/*
@@ -71,5 +76,18 @@ void capture_worker_abandon(struct capture_worker *w);
  * backlog and failed are then the caller's to read.
  */
 void capture_worker_finish(struct capture_worker *w);
+
+/*
+ * Let the worker copy what is queued, waiting until it is done (0) or
+ * @fd is readable first (1: the worker goes on meanwhile).
+ */
+int capture_worker_wait(struct capture_worker *w, int fd);
+
+/*
+ * Stop copying: the file being copied is given up at its next read, the
+ * queue released; all counted as stopped.  capture_worker_finish() then
+ * returns at once.
+ */
+void capture_worker_cancel(struct capture_worker *w);
 
 #endif /* MMAP3_CAPTURE_WORKER_H */

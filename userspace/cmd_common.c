@@ -39,20 +39,25 @@ int parse_size(const char *s, uint64_t *out)
 /* Every file not captured, by cause: none goes unsaid. */
 void capture_report_skipped(const struct capture_stats *c, const char *dir)
 {
+	char denied[96], unreadable[64];
+	uid_t uid;
+	gid_t gid;
 	const struct {
 		uint64_t n;
 		const char *why;
 	} causes[] = {
 		{ c->too_big, "larger than --capture-max-file" },
 		{ c->over_total, "past --capture-max-total" },
+		{ c->over_files, "past --capture-max-files" },
 		{ c->planted, "at names planted in the capture directory" },
-		{ c->long_path, "with paths too long for it" },
+		{ c->long_path, "with paths too long or deep for it" },
 		{ c->abandoned, "offered after capturing stopped" },
+		{ c->stopped, "given up at a stop signal" },
 		{ c->backlog, "offered while " CAPTURE_QUEUE_MAX_TEXT " files waited to be copied" },
 		{ c->refused, "the module gave no copy of (its capture_ids or handle limit, "
 			      "or memory)" },
-		{ c->denied, "of processes whose files the recording user may not read" },
-		{ c->unreadable, "it may not read" },
+		{ c->denied, denied },
+		{ c->unreadable, unreadable },
 		{ c->timed_out, "whose filesystem did not answer in time" },
 		{ c->too_slow, "not read within --capture-max-seconds" },
 		{ c->read_failed, "that could not be read" },
@@ -63,6 +68,17 @@ void capture_report_skipped(const struct capture_stats *c, const char *dir)
 	char list[1024];
 	size_t len = 0;
 
+	/* Under sudo, the module judges as the user who ran it (session.c). */
+	if (!capture_sudo_user(&uid, &gid)) {
+		snprintf(denied, sizeof(denied), "of processes whose files uid %u (who ran sudo) "
+			 "may not read", (unsigned int)uid);
+		snprintf(unreadable, sizeof(unreadable), "uid %u (who ran sudo) may not read",
+			 (unsigned int)uid);
+	} else {
+		snprintf(denied, sizeof(denied), "of processes whose files the recording user "
+			 "may not read");
+		snprintf(unreadable, sizeof(unreadable), "it may not read");
+	}
 	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		total += causes[i].n;
 	if (!total)
@@ -112,6 +128,93 @@ int option_module_dir(struct kmod_index *kmods, const char *arg)
 		return 2;
 	}
 	return 0;
+}
+
+void capture_limits_usage(FILE *f)
+{
+	fprintf(f,
+		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
+		"                        suffixes; 0 in any of these: no limit; default %lluM)\n"
+		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
+		"      --capture-max-files N  make at most N files, links and directories\n"
+		"                        in the capture directory (default %llu)\n"
+		"      --capture-max-seconds N  give up a file not read in N seconds\n"
+		"                        (default %d)\n",
+		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30,
+		(unsigned long long)CAPTURE_MAX_FILES, CAPTURE_MAX_SECONDS);
+}
+
+int option_capture_limit(int opt, const char *arg, struct capture_limits *l)
+{
+	char *end;
+
+	switch (opt) {
+	case OPT_CAPTURE_MAX_FILE:
+		return option_size("capture-max-file", arg, &l->max_file);
+	case OPT_CAPTURE_MAX_TOTAL:
+		return option_size("capture-max-total", arg, &l->max_total);
+	case OPT_CAPTURE_MAX_SECONDS:
+		return option_seconds("capture-max-seconds", arg, &l->max_seconds);
+	}
+	errno = 0;
+	l->max_files = strtoull(arg, &end, 10);
+	if (end == arg || *end || errno || *arg == '-') {
+		msg_err("--capture-max-files %s: not a number", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* The process (tgid) of thread @tid, from /proc; 0 if it is not there. */
+static long tgid_of(long tid)
+{
+	char path[64], line[128];
+	long tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+int parse_pid_list(const char *what, const char *list, int threads, struct mmap3_filter *f)
+{
+	const char *p;
+	char *end;
+	long pid;
+	uint32_t i;
+
+	for (p = list; ; p = end + 1) {
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || errno || pid <= 0 || pid > INT32_MAX) {
+			msg_err("%s %s: not a list of %s ids", what, list,
+				threads ? "thread" : "process");
+			return -1;
+		}
+		if (threads && !(pid = tgid_of(pid))) {
+			msg_err("%s %s: thread %.*s is not there", what, list, (int)(end - p), p);
+			return -1;
+		}
+		for (i = 0; i < f->nr_pids && f->pids[i] != pid; i++)
+			;
+		if (i == f->nr_pids) {
+			if (f->nr_pids == MMAP3_FILTER_MAX_PIDS) {
+				msg_err("%s %s: at most %d processes", what, list,
+					MMAP3_FILTER_MAX_PIDS);
+				return -1;
+			}
+			f->pids[f->nr_pids++] = (int)pid;
+		}
+		if (!*end)
+			return 0;
+	}
 }
 
 void kmod_add_running(struct kmod_index *kmods)

@@ -20,8 +20,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mmap3 inject [-i IN] [-o OUT] [--capture DIR | --no-capture]\n"
-		"                    [--capture-max-file BYTES] [--capture-max-total BYTES]\n"
-		"                    [--capture-max-seconds N] [--all-processes]\n"
+		"                    " CAPTURE_LIMIT_SYNOPSIS "\n"
+		"                    [--all-processes]\n"
 		"                    [--buffer-size BYTES] [--module-dir DIR]... [--quiet]\n"
 		"\n"
 		"A stage in perf's pipe, as perf inject is:\n"
@@ -42,17 +42,13 @@ static void usage(FILE *f)
 		"                        created 0600, it appears when complete; one that\n"
 		"                        exists is kept as OUT.old\n"
 		"  -c, --capture DIR     keep binaries in DIR instead (perf --buildid-dir DIR)\n"
-		"      --no-capture      keep no binaries\n"
-		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
-		"                        suffixes; 0: no limit; default %lluM)\n"
-		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
-		"      --capture-max-seconds N  give up a file not read in N seconds (0: no\n"
-		"                        limit; default %d)\n"
+		"      --no-capture      keep no binaries\n");
+	capture_limits_usage(f);
+	fprintf(f,
 		"  -a, --all-processes   add mmap3's records of every process\n"
 		"  -b, --buffer-size N   the session's kernel buffer (64k to 1G, default 4M)\n"
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable)\n"
-		"  -q, --quiet           no summary: warnings and errors only\n",
-		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, CAPTURE_MAX_SECONDS);
+		"  -q, --quiet           no summary: warnings and errors only\n");
 }
 
 static struct kmod_index kmods;
@@ -64,10 +60,11 @@ static void report(const struct inject_opts *o, const struct inject_stats *st, i
 		msg_info("%llu of perf's mappings given mmap3's build-id, %llu records added; %llu "
 			 "rounds waited for the module", (unsigned long long)st->rewritten,
 			 (unsigned long long)st->added, (unsigned long long)st->flushes);
-	if (st->other_processes)
-		msg_info("left out %llu mappings of processes perf did not "
-			 "record (--all-processes adds them)",
-			 (unsigned long long)st->other_processes);
+	if (st->other_processes || st->capture.others)
+		msg_info("left out %llu mappings of processes perf did not record, and %llu of "
+			 "their files not captured (--all-processes adds them)",
+			 (unsigned long long)st->other_processes,
+			 (unsigned long long)st->capture.others);
 	if (ok && o->capture_dir && !st->not_here)
 		msg_info("captured %llu files (%llu MB) in %s, %llu there "
 			 "already, %llu changed after mapping",
@@ -103,15 +100,13 @@ static void report(const struct inject_opts *o, const struct inject_stats *st, i
 
 static int inject(int argc, char **argv)
 {
-	enum { OPT_NO_CAPTURE = 256, OPT_MAX_FILE, OPT_MAX_TOTAL, OPT_MAX_SECONDS };
+	enum { OPT_NO_CAPTURE = 256 };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "capture", required_argument, NULL, 'c' },
 		{ "no-capture", no_argument, NULL, OPT_NO_CAPTURE },
-		{ "capture-max-file", required_argument, NULL, OPT_MAX_FILE },
-		{ "capture-max-total", required_argument, NULL, OPT_MAX_TOTAL },
-		{ "capture-max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
+		CAPTURE_LIMIT_OPTIONS,
 		{ "all-processes", no_argument, NULL, 'a' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "module-dir", required_argument, NULL, 'm' },
@@ -120,15 +115,12 @@ static int inject(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inject_opts o = {
-		.capture_max_file = CAPTURE_MAX_FILE,
-		.capture_max_total = CAPTURE_MAX_TOTAL,
-		.capture_max_seconds = CAPTURE_MAX_SECONDS,
+		.capture_limits = CAPTURE_LIMITS_DEFAULT,
 		.kmods = &kmods,
 	};
 	struct inject_stats st;
 	int c, no_capture = 0, ret;
 	char *dir = NULL;
-	uint64_t *size;
 
 	kmod_add_running(&kmods);
 
@@ -146,18 +138,15 @@ static int inject(int argc, char **argv)
 		case OPT_NO_CAPTURE:
 			no_capture = 1;
 			break;
-		case OPT_MAX_FILE:
-		case OPT_MAX_TOTAL:
-		case 'b':
-			size = c == OPT_MAX_FILE ? &o.capture_max_file :
-			       c == OPT_MAX_TOTAL ? &o.capture_max_total : &o.buffer_size;
-			if (option_size(c == 'b' ? "buffer-size" : c == OPT_MAX_FILE ?
-					"capture-max-file" : "capture-max-total", optarg, size))
+		case OPT_CAPTURE_MAX_FILE:
+		case OPT_CAPTURE_MAX_TOTAL:
+		case OPT_CAPTURE_MAX_FILES:
+		case OPT_CAPTURE_MAX_SECONDS:
+			if (option_capture_limit(c, optarg, &o.capture_limits))
 				return 2;
 			break;
-		case OPT_MAX_SECONDS:
-			if (option_seconds("capture-max-seconds", optarg,
-					   &o.capture_max_seconds))
+		case 'b':
+			if (option_size("buffer-size", optarg, &o.buffer_size))
 				return 2;
 			break;
 		case 'a':

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "cmd_common.h"
 #include "merge.h"
 #include "msg.h"
+#include "openfile.h"
 #include "perf_command.h"
 #include "record.h"
 
@@ -27,8 +29,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mmap3 record [--merge] [-o FILE] [--capture DIR | --no-capture]\n"
-		"                    [--capture-max-file BYTES]\n"
-		"                    [--capture-max-total BYTES] [--pid PID[,PID...]]... [--data]\n"
+		"                    " CAPTURE_LIMIT_SYNOPSIS "\n"
+		"                    [--pid PID[,PID...]]... [--no-inherit] [--data]\n"
 		"                    [--clock CLOCK] [--buffer-size BYTES] [--quiet]\n"
 		"                    [--module-dir DIR]... [-- CMD [ARGS...]]\n"
 		"\n"
@@ -53,12 +55,9 @@ static void usage(FILE *f)
 		"                        DIR must be yours, no symbolic link, and writable\n"
 		"                        by you alone (under sudo: or by the user who\n"
 		"                        ran sudo, who then owns what is made there)\n"
-		"      --no-capture      with --merge: capture nothing\n"
-		"      --capture-max-file N   capture no file larger than N bytes (k, M, G\n"
-		"                        suffixes; 0: no limit; default %lluM)\n"
-		"      --capture-max-total N  capture at most N bytes in all (default %lluG)\n"
-		"      --capture-max-seconds N  give up a file not read in N seconds (0: no\n"
-		"                        limit; default %d)\n"
+		"      --no-capture      with --merge: capture nothing\n");
+	capture_limits_usage(f);
+	fprintf(f,
 		"  -p, --pid PID[,PID]   only these processes and their children, as perf\n"
 		"                        record -p (repeatable, up to %d in all)\n"
 		"      --no-inherit      with --pid: not their children\n"
@@ -72,7 +71,6 @@ static void usage(FILE *f)
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable;\n"
 		"                        /lib/modules/RELEASE always), so perf reads their\n"
 		"                        symbols and --capture keeps them\n",
-		CAPTURE_MAX_FILE >> 20, CAPTURE_MAX_TOTAL >> 30, CAPTURE_MAX_SECONDS,
 		MMAP3_FILTER_MAX_PIDS);
 }
 
@@ -90,9 +88,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "capture", required_argument, NULL, 'c' },
 		{ "no-capture", no_argument, NULL, 'n' },
 		{ "no-inherit", no_argument, NULL, 'I' },
-		{ "capture-max-file", required_argument, NULL, 'F' },
-		{ "capture-max-total", required_argument, NULL, 'T' },
-		{ "capture-max-seconds", required_argument, NULL, 'S' },
+		CAPTURE_LIMIT_OPTIONS,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "data", no_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'k' },
@@ -102,8 +98,6 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end, *p;
-	uint64_t *size;
 	int c;
 
 	kmod_add_running(&kmods);
@@ -129,33 +123,17 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'p':
 			/* A comma list, as perf record -p takes. */
-			for (p = optarg; ; p = end + 1) {
-				long pid;
-
-				if (o->filter.nr_pids == MMAP3_FILTER_MAX_PIDS) {
-					msg_err("at most %d processes",
-						MMAP3_FILTER_MAX_PIDS);
-					return 2;
-				}
-				errno = 0;
-				pid = strtol(p, &end, 10);
-				if (end == p || (*end && *end != ',') || errno || pid <= 0 ||
-				    pid > INT32_MAX) {
-					msg_err("--pid %s: not a list of process "
-						"ids", optarg);
-					return 2;
-				}
-				o->filter.pids[o->filter.nr_pids++] = (int)pid;
-				if (!*end)
-					break;
-			}
+			if (parse_pid_list("--pid", optarg, 0, &o->filter))
+				return 2;
 			break;
 		case 'd':
 			o->filter.flags |= MMAP3_FILTER_DATA;
 			break;
-		case 'S':
-			if (option_seconds("capture-max-seconds", optarg,
-					   &o->capture_max_seconds))
+		case OPT_CAPTURE_MAX_FILE:
+		case OPT_CAPTURE_MAX_TOTAL:
+		case OPT_CAPTURE_MAX_FILES:
+		case OPT_CAPTURE_MAX_SECONDS:
+			if (option_capture_limit(c, optarg, &o->capture_limits))
 				return 2;
 			break;
 		case 'k':
@@ -166,12 +144,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'b':
-		case 'F':
-		case 'T':
-			size = c == 'b' ? &o->buffer_size : c == 'F' ? &o->capture_max_file :
-			       &o->capture_max_total;
-			if (option_size(c == 'b' ? "buffer-size" : c == 'F' ?
-					"capture-max-file" : "capture-max-total", optarg, size))
+			if (option_size("buffer-size", optarg, &o->buffer_size))
 				return 2;
 			break;
 		case 'm':
@@ -242,6 +215,35 @@ static int output_clash(const struct record_opts *o)
 	return 1;
 }
 
+/*
+ * The system's directory (/dev, /proc, /sys) @path is in, as its
+ * directory resolves (/dev/fd/1 is in /proc), or NULL: no file of
+ * mmap3's is made there, whatever they lead to.
+ */
+static const char *system_dir(const char *path)
+{
+	static const char *const dirs[] = { "/dev", "/proc", "/sys" };
+	char *copy = strdup(path), *slash, *real;
+	const char *ret = NULL;
+	unsigned int i;
+	size_t n;
+
+	if (!copy)
+		return NULL;
+	slash = strrchr(copy, '/');
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = 0;
+	real = realpath(slash ? copy : ".", NULL);
+	for (i = 0; real && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		n = strlen(dirs[i]);
+		if (!strncmp(real, dirs[i], n) && (!real[n] || real[n] == '/'))
+			ret = dirs[i];
+	}
+	free(real);
+	free(copy);
+	return ret;
+}
+
 /* perf's profile, before the session: what perf writing it anew changes. */
 struct profile_before {
 	const char *path;
@@ -258,7 +260,10 @@ static int merge_setup(struct record_opts *o, struct profile_before *p, char **s
 		       char **dir)
 {
 	static const char *const chunked[] = { "--switch-output", NULL };
+	static const char *const compressed[] = { "-z", NULL };
+	static const char *const threaded[] = { "--threads", NULL };
 	static const char *const no_cache[] = { "-N", "--no-buildid-cache", NULL };
+	const char *where;
 
 	if (!o->argv || !perf_command_is_record(o->argv)) {
 		msg_err("--merge: expected '-- perf record ...': the file "
@@ -277,6 +282,42 @@ static int merge_setup(struct record_opts *o, struct profile_before *p, char **s
 			"file per chunk: record without --merge and merge each chunk with the "
 			"side file (mmap3 merge CHUNK SIDE -o OUT)");
 		return 2;
+	}
+	/* What merge could not read: said before anything is recorded. */
+	if (perf_command_has(o->argv, compressed)) {
+		msg_err("--merge: perf record -z writes compressed data, which merge cannot "
+			"read: record without -z (perf inject can compress it afterwards)");
+		return 2;
+	}
+	if (perf_command_has(o->argv, threaded)) {
+		msg_err("--merge: perf record --threads writes a directory of files, which "
+			"merge cannot read: record without --threads");
+		return 2;
+	}
+	where = system_dir(p->path);
+	if (where) {
+		msg_err("--merge: perf record writes %s, a name of %s: merge rewrites a regular "
+			"file, and writes the side file beside it; give perf's -o a file's name",
+			p->path, where);
+		return 2;
+	}
+	if (!stat(p->path, &p->st) && !S_ISREG(p->st.st_mode)) {
+		msg_err("--merge: perf record writes %s, which is %s: merge rewrites a regular "
+			"file; give perf's -o one", p->path, file_type_name(&p->st));
+		return 2;
+	}
+	/* Whose mappings are recorded and captured: those perf records (unless --pid). */
+	if (!o->filter.nr_pids) {
+		struct perf_target t;
+
+		perf_command_target(o->argv, &t);
+		if (t.workload)
+			o->follow_command = 1;
+		if ((t.pids && parse_pid_list("perf record -p", t.pids, 0, &o->filter)) ||
+		    (t.tids && parse_pid_list("perf record -t", t.tids, 1, &o->filter)))
+			return 2;
+		if (o->filter.nr_pids && t.inherit)
+			o->filter.flags |= MMAP3_FILTER_INHERIT;
 	}
 	if (capture_dir_given && no_capture) {
 		msg_err("--capture and --no-capture: give one");
@@ -328,14 +369,29 @@ static int merge_profile(const struct record_opts *o, const struct profile_befor
 	return 0;
 }
 
+/* The stop signals pending (blocked since record_run()): taken, counted. */
+static int stop_signals_taken(void)
+{
+	static const struct timespec now;
+	sigset_t set;
+	int n = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGPIPE);
+	while (sigtimedwait(&set, NULL, &now) > 0)
+		n++;
+	return n;
+}
+
 static int record(int argc, char **argv)
 {
 	struct record_opts o = {
 		.output = "mmap3.data",
 		.filter = { .size = sizeof(o.filter) },
-		.capture_max_file = CAPTURE_MAX_FILE,
-		.capture_max_total = CAPTURE_MAX_TOTAL,
-		.capture_max_seconds = CAPTURE_MAX_SECONDS,
+		.capture_limits = CAPTURE_LIMITS_DEFAULT,
 		.clock = MMAP3_CLOCK_LOCAL,
 		.kmods = &kmods,
 		.status_line = isatty(2),
@@ -361,18 +417,22 @@ static int record(int argc, char **argv)
 	if (output_clash(&o))
 		goto out;
 	ret = 1;
-	if (record_run(&o, &res))
+	o.hold_signals = merge;
+	if (record_run(&o, &res)) {
+		if (merge)
+			msg_err("%s left as perf wrote it: no side file to merge into it",
+				profile.path);
 		goto out;
-	msg_info("wrote %s: %llu mappings (%llu without a build-id), "
-		"%llu modules", o.output, (unsigned long long)res.side.mmaps,
-		(unsigned long long)res.side.no_build_id,
-		(unsigned long long)res.side.modules);
+	}
+	msg_info("wrote %s: %llu mappings (%llu without a build-id), %llu modules", o.output,
+		 (unsigned long long)res.side.mmaps, (unsigned long long)res.side.no_build_id,
+		 (unsigned long long)res.side.modules);
 	if (o.capture_dir)
 		msg_info("captured %llu files (%llu MB) in %s, %llu there already, "
-			"%llu changed after mapping", (unsigned long long)res.capture.stored,
-			(unsigned long long)(res.capture.bytes >> 20), o.capture_dir,
-			(unsigned long long)res.capture.cached,
-			(unsigned long long)res.capture.changed);
+			 "%llu changed after mapping", (unsigned long long)res.capture.stored,
+			 (unsigned long long)(res.capture.bytes >> 20), o.capture_dir,
+			 (unsigned long long)res.capture.cached,
+			 (unsigned long long)res.capture.changed);
 	if (o.capture_dir)
 		report_skipped(&res, o.capture_dir);
 	if (res.side.lost)
@@ -384,7 +444,12 @@ static int record(int argc, char **argv)
 			"capturing there", o.capture_dir);
 		status = 1;
 	}
-	if (merge && merge_profile(&o, &profile))
+	/* A second stop signal once perf had exited: no merge wanted either. */
+	if (merge && res.tail_signals + stop_signals_taken() >= 2) {
+		msg_warn("%s left as perf wrote it (a second signal); mmap3's records are in %s",
+			 profile.path, o.output);
+		status = 1;
+	} else if (merge && merge_profile(&o, &profile))
 		status = 1;
 	ret = status;
 	/* The command's own failure says the most: its status first. */
@@ -392,6 +457,11 @@ static int record(int argc, char **argv)
 		ret = WIFEXITED(res.child_status) ? WEXITSTATUS(res.child_status) :
 		      128 + WTERMSIG(res.child_status);
 out:
+	/* Nothing pending may kill the tool once unblocked: taken first. */
+	if (o.hold_signals) {
+		stop_signals_taken();
+		sigprocmask(SIG_SETMASK, &res.old_mask, NULL);
+	}
 	free(side);
 	free(dir);
 	return ret;

@@ -192,3 +192,35 @@ void mmap3_device_capture_release(int fd, uint32_t handle)
 {
 	ioctl(fd, MMAP3_IOC_CAPTURE_RELEASE, &handle);
 }
+
+int mmap3_device_capture_forget(int fd, uint32_t handle)
+{
+	return ioctl(fd, MMAP3_IOC_CAPTURE_FORGET, &handle) ? -errno : 0;
+}
+
+int mmap3_device_set_capture_user(int fd, uid_t uid, gid_t gid, const gid_t *groups, int n)
+{
+	uint32_t *ids = calloc(n > 0 ? (size_t)n : 1, sizeof(*ids));
+	struct mmap3_capture_user cu = {
+		.size = sizeof(cu),
+		.uid = uid,
+		.gid = gid,
+		.nr_groups = n > 0 ? (uint32_t)n : 0,
+		.groups = (uintptr_t)ids,
+	};
+	int i, err = 0;
+
+	for (i = 0; ids && i < n; i++)
+		ids[i] = groups[i];
+	if (!ids)
+		err = ENOMEM;
+	else if (n > MMAP3_CAPTURE_USER_GROUPS_MAX)
+		err = E2BIG;
+	else if (ioctl(fd, MMAP3_IOC_SET_CAPTURE_USER, &cu))
+		err = errno;
+	free(ids);
+	if (err)
+		msg_err("%s: cannot have captures read as uid %u: %s", mmap3_device_path(),
+			(unsigned int)uid, strerror(err));
+	return err ? -1 : 0;
+}

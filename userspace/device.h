@@ -48,6 +48,15 @@ void *mmap3_device_map(int fd, size_t len, int prot, off_t offset);
 /* Read a captured file: bytes read, 0 at its end, or -errno. */
 long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, uint64_t off);
 void mmap3_device_capture_release(int fd, uint32_t handle);
+/* Release @handle and have its build-id offered again (ABI 2.4): 0, or -errno. */
+int mmap3_device_capture_forget(int fd, uint32_t handle);
+
+/*
+ * Captures offered and read as user @uid, group @gid with @groups (@n of
+ * them) would, unprivileged (ABI 2.4, before ENABLE): 0, or -1 after
+ * printing.
+ */
+int mmap3_device_set_capture_user(int fd, uid_t uid, gid_t gid, const gid_t *groups, int n);
 
 /*
  * Where an MMAP record's parts are, as mmap3_record_check() found them:

@@ -36,17 +36,50 @@ static int feed_sink(void *arg, const void *rec)
 	return 0;
 }
 
+/* The session's capture of a mapping, after its record: the main thread decides. */
+static int feed_capture_sink(void *arg, const struct mmap3_record_mmap *m)
+{
+	struct feed *f = arg;
+	size_t size = ALIGN8(offsetof(struct feed_capture, m) + m->header.size);
+	struct feed_capture *c;
+
+	if (size > UINT16_MAX ||
+	    grow(&f->batch, &f->batch_cap, f->batch_len, size, 1 << 16))
+		return -1;
+	c = (void *)(f->batch + f->batch_len);
+	memset(c, 0, size);
+	c->header.type = FEED_CAPTURE;
+	c->header.size = (uint16_t)size;
+	memcpy(&c->m, m, m->header.size);
+	f->batch_len += size;
+	return 0;
+}
+
+/* Give back the handles of the captures in @buf: no one will take them. */
+static void release_captures(struct feed *f, const uint8_t *buf, size_t len)
+{
+	size_t at;
+
+	for (at = 0; at < len; ) {
+		const struct feed_capture *c = (const void *)(buf + at);
+
+		if (c->header.type == FEED_CAPTURE)
+			mmap3_device_capture_release(f->s.dev, c->m.capture);
+		at += ALIGN8(c->header.size);
+	}
+}
+
 /* Hand the batch over: the main thread's from now on. */
 static void feed_hand_over(struct feed *f, uint64_t gen)
 {
 	pthread_mutex_lock(&f->lock);
-	if (f->batch_len && f->len + f->batch_len > FEED_QUEUE_MAX) {
-		count_add(&f->dropped, f->batch_nr);
-	} else if (f->batch_len && !grow(&f->buf, &f->cap, f->len, f->batch_len, 1 << 16)) {
+	if (f->batch_len && f->len + f->batch_len <= FEED_QUEUE_MAX &&
+	    !grow(&f->buf, &f->cap, f->len, f->batch_len, 1 << 16)) {
 		memcpy(f->buf + f->len, f->batch, f->batch_len);
 		f->len += f->batch_len;
 	} else if (f->batch_len) {
 		count_add(&f->dropped, f->batch_nr);
+		release_captures(f, f->batch, f->batch_len);
 	}
 	f->batch_len = f->batch_nr = 0;
 	if (f->batch_dump_done)
@@ -99,7 +132,8 @@ static void *feed_main(void *arg)
 		stop = f->stop;
 		pthread_mutex_unlock(&f->lock);
 	}
-	if (failed || session_finish(&f->s, session_now(&f->s)))
+	/* Its captures are the main thread's to finish, after its last decisions. */
+	if (failed || session_finish_records(&f->s, session_now(&f->s)))
 		failed = 1;
 	feed_hand_over(f, UINT64_MAX);
 	pthread_mutex_lock(&f->lock);
@@ -158,6 +192,7 @@ int feed_start(struct feed *f, const struct session_opts *so)
 {
 	f->so = *so;
 	f->so.sink = feed_sink;
+	f->so.capture_sink = feed_capture_sink;
 	f->so.sink_arg = f;
 	if (session_open(&f->s, &f->so))
 		return -1;
@@ -226,6 +261,10 @@ int feed_stop(struct feed *f)
 
 void feed_free(struct feed *f)
 {
+	if (f->s.dev >= 0) {
+		release_captures(f, f->buf, f->len);
+		release_captures(f, f->batch, f->batch_len);
+	}
 	session_close(&f->s);
 	free(f->buf);
 	free(f->batch);

@@ -4,11 +4,14 @@
  * its own, so that the module's buffer is emptied whatever perf and the
  * pipe's reader do, each record turned into perf's terms (side.c, into
  * memory) and handed over to the main thread in batches, up to
- * FEED_QUEUE_MAX bytes waiting (past that, dropped and counted).
+ * FEED_QUEUE_MAX bytes waiting (past that, dropped and counted).  The
+ * captures the session offers are handed over too, for the main thread
+ * to take or drop (FEED_CAPTURE); it finishes them after feed_stop().
  */
 #ifndef MMAP3_FEED_H
 #define MMAP3_FEED_H
 
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -17,6 +20,19 @@
 #include "session.h"
 
 #define FEED_QUEUE_MAX	(256U << 20)
+
+/*
+ * In a batch, after a mapping's record: the capture the module offered
+ * for it, its mmap3 record whole (handle, path), the main thread's to
+ * decide (session_capture()).  Not one of perf's types.
+ */
+#define FEED_CAPTURE	0x7f3a0001U
+
+struct feed_capture {
+	struct perf_event_header header;	/* FEED_CAPTURE, 8-aligned size */
+	uint32_t reserved[2];
+	struct mmap3_record_mmap m;		/* and its path */
+};
 
 struct feed {
 	struct session s;		/* its records to the batch below */
@@ -69,11 +85,12 @@ void feed_wait_dump(struct feed *f, int seconds);
 
 /*
  * Stop the thread: the session disabled, read to its end, handed over.
- * 0, or -1 if the session failed (printed).
+ * 0, or -1 if the session failed (printed).  The captures taken are
+ * then the caller's to finish (session_finish_captures()).
  */
 int feed_stop(struct feed *f);
 
-/* Free what the feed holds, its session included. */
+/* Free what the feed holds, its session included; captures not taken are released. */
 void feed_free(struct feed *f);
 
 #endif /* MMAP3_FEED_H */

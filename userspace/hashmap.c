@@ -13,7 +13,7 @@
 
 #include "hashmap.h"
 
-static uint64_t key[2];
+static uint64_t process_key[2];
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -26,22 +26,22 @@ static void key_init(void)
 	ssize_t n;
 
 	do
-		n = getrandom(key, sizeof(key), 0);
+		n = getrandom(process_key, sizeof(process_key), 0);
 	while (n < 0 && errno == EINTR);
-	if (n != sizeof(key)) {
+	if (n != sizeof(process_key)) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)&n;
-		key[1] = (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&key;
+		process_key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)&n;
+		process_key[1] = (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&process_key;
 	}
 }
 
 void hashmap_set_key(uint64_t k0, uint64_t k1)
 {
 	pthread_once(&key_once, key_init);
-	key[0] = k0;
-	key[1] = k1;
+	process_key[0] = k0;
+	process_key[1] = k1;
 }
 
 #define ROTL(x, b)	((x) << (b) | (x) >> (64 - (b)))
@@ -75,10 +75,10 @@ static inline void compress(struct hashmap_hasher *h, uint64_t m)
 void hashmap_hasher_init(struct hashmap_hasher *h)
 {
 	pthread_once(&key_once, key_init);
-	h->v0 = key[0] ^ 0x736f6d6570736575ULL;
-	h->v1 = key[1] ^ 0x646f72616e646f6dULL;
-	h->v2 = key[0] ^ 0x6c7967656e657261ULL;
-	h->v3 = key[1] ^ 0x7465646279746573ULL;
+	h->v0 = process_key[0] ^ 0x736f6d6570736575ULL;
+	h->v1 = process_key[1] ^ 0x646f72616e646f6dULL;
+	h->v2 = process_key[0] ^ 0x6c7967656e657261ULL;
+	h->v3 = process_key[1] ^ 0x7465646279746573ULL;
 	h->tail = 0;
 	h->len = 0;
 }

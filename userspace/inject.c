@@ -67,6 +67,7 @@ struct pend {
 	struct sample_id id;
 	uint64_t key;			/* its place in ->all: its time, or when it came late */
 	struct match_rec match;		/* a mapping's, indexed while perf may still have it */
+	struct mmap3_record_mmap *capture;	/* offered for it, decided when it is written */
 	int written;
 };
 
@@ -158,10 +159,50 @@ static int all_add(struct inject *j, struct pend *p)
 	return 0;
 }
 
-static int take_one(struct inject *j, const struct perf_event_header *h)
+/* Is process @pid perf's, as far as perf's stream has said? */
+static int perfs(struct inject *j, uint32_t pid)
+{
+	return j->o->all_processes || pidset_has(&j->pids, pid);
+}
+
+/* A capture decided: copied if its process is perf's, else dropped. */
+static void decide_capture(struct inject *j, struct pend *p)
+{
+	if (!p->capture)
+		return;
+	session_capture(&j->feed.s, p->capture, p->match.matched || perfs(j, p->id.pid));
+	free(p->capture);
+	p->capture = NULL;
+}
+
+/*
+ * The capture offered for @last's mapping waits with it, decided when
+ * perf's stream has passed its time (write_pend()): the mapping's
+ * process may be perf's yet unnamed, or not perf's at all.
+ */
+static int take_capture(struct inject *j, struct pend *last, const struct feed_capture *c)
+{
+	if (!last || last->capture || last->id.pid != c->m.pid) {
+		/* Its record did not come through (side.c left it out): decided now. */
+		session_capture(&j->feed.s, &c->m, perfs(j, c->m.pid));
+		return 0;
+	}
+	last->capture = malloc(c->m.header.size);
+	if (!last->capture) {
+		session_capture(&j->feed.s, &c->m, 0);
+		return -1;
+	}
+	memcpy(last->capture, &c->m, c->m.header.size);
+	return 0;
+}
+
+static int take_one(struct inject *j, const struct perf_event_header *h, struct pend **last)
 {
 	struct pend *p;
 
+	if (h->type == FEED_CAPTURE)
+		return take_capture(j, *last, (const void *)h);
+	*last = NULL;
 	if (h->type == PERF_RECORD_HEADER_BUILD_ID)
 		return ids_add(j, h);
 	p = calloc(1, sizeof(*p));
@@ -190,8 +231,13 @@ static int take_one(struct inject *j, const struct perf_event_header *h)
 		free(p);
 		return -1;
 	}
-	if (all_add(j, p))
+	if (all_add(j, p)) {
+		match_remove(&j->match, &p->match);
+		free(p->body);
+		free(p);
 		return -1;
+	}
+	*last = p;
 	return 0;
 }
 
@@ -200,13 +246,18 @@ static int take(struct inject *j)
 {
 	size_t len, at;
 	uint8_t *buf = feed_take(&j->feed, &len, &j->dump_done);
+	struct pend *last = NULL;
 	int ret = 0;
 
-	for (at = 0; at < len && !ret; ) {
+	for (at = 0; at < len; ) {
 		struct perf_event_header h;
 
 		memcpy(&h, buf + at, sizeof(h));
-		ret = take_one(j, (const void *)(buf + at));
+		/* After a failure, the captures still here are given back. */
+		if (!ret)
+			ret = take_one(j, (const void *)(buf + at), &last);
+		else if (h.type == FEED_CAPTURE)
+			session_capture(&j->feed.s, &((const struct feed_capture *)(buf + at))->m, 0);
 		at += ALIGN8(h.size);
 	}
 	free(buf);
@@ -351,6 +402,7 @@ static int write_pend(struct inject *j, struct pend *p)
 	struct sample_id id = p->id;
 
 	p->written = 1;
+	decide_capture(j, p);
 	if (p->match.matched)
 		return 0;
 	memcpy(&h, p->body, sizeof(h));
@@ -391,6 +443,19 @@ static void retire(struct inject *j, uint64_t limit)
 		free(p->body);
 		free(p);
 	}
+}
+
+/* What perf's stream never reached: newer than its end, not perf's session's. */
+static void drop_captures(struct inject *j)
+{
+	size_t k;
+
+	for (k = j->cursor; k < j->len; k++)
+		if (j->all[k]->capture) {
+			session_capture(&j->feed.s, j->all[k]->capture, 0);
+			free(j->all[k]->capture);
+			j->all[k]->capture = NULL;
+		}
 }
 
 static int write_perf_record(struct inject *j, size_t k)
@@ -509,9 +574,7 @@ static int session_start(struct inject *j)
 		.buffer_size = o->buffer_size,
 		.load_module = 1,
 		.capture_dir = o->capture_dir,
-		.capture_max_file = o->capture_max_file,
-		.capture_max_total = o->capture_max_total,
-		.capture_max_seconds = o->capture_max_seconds,
+		.capture_limits = o->capture_limits,
 		.kmods = o->kmods,
 	};
 
@@ -672,6 +735,9 @@ out:
 			"on without them");
 		ret = -1;
 	}
+	/* Every capture decided, then copied (waited for). */
+	drop_captures(&j);
+	session_finish_captures(&j.feed.s);
 	count_add(&st->dropped, j.feed.dropped);
 	st->session_lost = j.feed.s.side.stats.lost;
 	st->capture_failed = atomic_load(&j.feed.s.worker.failed);

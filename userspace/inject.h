@@ -23,7 +23,7 @@ struct inject_opts {
 	const char *input;		/* NULL: standard input */
 	const char *output;		/* NULL: standard output */
 	const char *capture_dir;	/* NULL: no captures */
-	uint64_t capture_max_file, capture_max_total, capture_max_seconds;
+	struct capture_limits capture_limits;
 	uint64_t buffer_size;		/* the session's; 0: the module's default */
 	int all_processes;		/* mmap3's records of every process */
 	struct kmod_index *kmods;

@@ -31,6 +31,11 @@ int cmd_version(int argc, char **argv)
 		return 2;
 	}
 	printf("mmap3 tool %s, ABI %u.%u\n", MMAP3_VERSION, MMAP3_ABI_MAJOR, MMAP3_ABI_MINOR);
+	/* What is there, said: no module is an answer, not a failure. */
+	if (access(mmap3_device_path(), F_OK) && errno == ENOENT) {
+		printf("%s: no module loaded\n", mmap3_device_path());
+		return 0;
+	}
 	fd = mmap3_device_open(&ver);
 	if (fd < 0)
 		return 1;
@@ -124,7 +129,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "help") && argc == 3)
+	if (!strcmp(argv[1], "help") && argc == 3 && strcmp(argv[2], "--help") &&
+	    strcmp(argv[2], "-h"))
 		return close_stdout(help(argv[2]));
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);

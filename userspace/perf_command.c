@@ -21,18 +21,108 @@
 static const char *const global_with_value[] = { "--buildid-dir", "--debug", NULL };
 
 /*
- * perf record's options that take the next word as their value when not
- * given stuck to it (-F99, --freq=99): the short ones, then the long.
+ * perf record's options as its parse-options takes them: the short
+ * letter, the long name, and whether a value follows (required: stuck
+ * or the next word; optional: only stuck, -z3 or --aio=2).  The union of
+ * perf 6.1's and 7.2's, as "perf record -h" lists them; the host test
+ * perf_options_test.sh checks it against both.
  */
-static const char record_short_with_value[] = "eoptrcFmGCujkD";
-static const char *const record_long_with_value[] = {
-	"--event", "--output", "--pid", "--tid", "--realtime", "--count", "--freq",
-	"--mmap-pages", "--cgroup", "--cpu", "--uid", "--branch-filter", "--clockid",
-	"--delay", "--filter", "--exclude-perf", "--call-graph", "--switch-max-files",
-	"--affinity", "--mmap-flush", "--max-size", "--proc-map-timeout", "--clang-path",
-	"--clang-opt", "--pfm-events", "--control", "--synth", "--switch-output-event",
-	"--num-thread-synthesize", "--off-cpu-thresh", "--setup-filter", NULL,
+enum { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL };
+
+static const struct perf_option {
+	char s;
+	const char *l;
+	unsigned char arg;
+} record_options[] = {
+	{ 'g', NULL, ARG_NONE },
+	{ 0, "affinity", ARG_REQUIRED },
+	{ 0, "aio", ARG_OPTIONAL },
+	{ 0, "all-cgroups", ARG_NONE },
+	{ 'a', "all-cpus", ARG_NONE },
+	{ 0, "all-kernel", ARG_NONE },
+	{ 0, "all-user", ARG_NONE },
+	{ 0, "aux-sample", ARG_OPTIONAL },
+	{ 'b', "branch-any", ARG_NONE },
+	{ 'j', "branch-filter", ARG_REQUIRED },
+	{ 0, "buildid-all", ARG_NONE },
+	{ 0, "buildid-mmap", ARG_NONE },
+	{ 0, "call-graph", ARG_REQUIRED },
+	{ 'G', "cgroup", ARG_REQUIRED },
+	{ 0, "clang-opt", ARG_REQUIRED },
+	{ 0, "clang-path", ARG_REQUIRED },
+	{ 'k', "clockid", ARG_REQUIRED },
+	{ 0, "code-page-size", ARG_NONE },
+	{ 'z', "compression-level", ARG_OPTIONAL },
+	{ 0, "control", ARG_REQUIRED },
+	{ 'c', "count", ARG_REQUIRED },
+	{ 'C', "cpu", ARG_REQUIRED },
+	{ 'd', "data", ARG_NONE },
+	{ 0, "data-mmap", ARG_NONE },
+	{ 0, "data-page-size", ARG_NONE },
+	{ 0, "debuginfod", ARG_OPTIONAL },
+	{ 'D', "delay", ARG_REQUIRED },
+	{ 0, "dry-run", ARG_NONE },
+	{ 'e', "event", ARG_REQUIRED },
+	{ 0, "exclude-perf", ARG_NONE },
+	{ 0, "filter", ARG_REQUIRED },
+	{ 'F', "freq", ARG_REQUIRED },
+	{ 0, "group", ARG_NONE },
+	{ 'I', "intr-regs", ARG_OPTIONAL },
+	{ 0, "kcore", ARG_NONE },
+	{ 0, "kernel-callchains", ARG_NONE },
+	{ 0, "latency", ARG_NONE },
+	{ 0, "max-size", ARG_REQUIRED },
+	{ 0, "mmap-flush", ARG_REQUIRED },
+	{ 'm', "mmap-pages", ARG_REQUIRED },
+	{ 0, "namespaces", ARG_NONE },
+	{ 0, "no-bpf-event", ARG_NONE },
+	{ 0, "no-buffering", ARG_NONE },
+	{ 'B', "no-buildid", ARG_NONE },
+	{ 'N', "no-buildid-cache", ARG_NONE },
+	{ 'i', "no-inherit", ARG_NONE },
+	{ 'n', "no-samples", ARG_NONE },
+	{ 0, "num-thread-synthesize", ARG_REQUIRED },
+	{ 0, "off-cpu", ARG_NONE },
+	{ 0, "off-cpu-thresh", ARG_REQUIRED },
+	{ 'o', "output", ARG_REQUIRED },
+	{ 0, "overwrite", ARG_NONE },
+	{ 0, "per-thread", ARG_NONE },
+	{ 'P', "period", ARG_NONE },
+	{ 0, "phys-data", ARG_NONE },
+	{ 'p', "pid", ARG_REQUIRED },
+	{ 0, "proc-map-timeout", ARG_REQUIRED },
+	{ 'q', "quiet", ARG_NONE },
+	{ 'R', "raw-samples", ARG_NONE },
+	{ 'r', "realtime", ARG_REQUIRED },
+	{ 0, "running-time", ARG_NONE },
+	{ 0, "sample-cpu", ARG_NONE },
+	{ 0, "sample-identifier", ARG_NONE },
+	{ 0, "sample-mem-info", ARG_NONE },
+	{ 0, "setup-filter", ARG_REQUIRED },
+	{ 'S', "snapshot", ARG_OPTIONAL },
+	{ 's', "stat", ARG_NONE },
+	{ 0, "strict-freq", ARG_NONE },
+	{ 0, "switch-events", ARG_NONE },
+	{ 0, "switch-max-files", ARG_REQUIRED },
+	{ 0, "switch-output", ARG_OPTIONAL },
+	{ 0, "switch-output-event", ARG_REQUIRED },
+	{ 0, "synth", ARG_REQUIRED },
+	{ 0, "tail-synthesize", ARG_NONE },
+	{ 0, "threads", ARG_OPTIONAL },
+	{ 't', "tid", ARG_REQUIRED },
+	{ 'T', "timestamp", ARG_NONE },
+	{ 0, "timestamp-boundary", ARG_NONE },
+	{ 0, "timestamp-filename", ARG_NONE },
+	{ 0, "transaction", ARG_NONE },
+	{ 'u', "uid", ARG_REQUIRED },
+	{ 0, "user-callchains", ARG_NONE },
+	{ 0, "user-regs", ARG_OPTIONAL },
+	{ 'v', "verbose", ARG_NONE },
+	{ 0, "vmlinux", ARG_REQUIRED },
+	{ 'W', "weight", ARG_NONE },
 };
+
+#define NR_OPTIONS	(sizeof(record_options) / sizeof(record_options[0]))
 
 static int in_list(const char *arg, const char *const *list)
 {
@@ -69,66 +159,172 @@ int perf_command_is_record(char **argv)
 	return sub && !strcmp(argv[sub], "record");
 }
 
+const char *perf_command_option(size_t i, char *buf, size_t len)
+{
+	static const char *const arity[] = { "none", "required", "optional" };
+	const struct perf_option *o = &record_options[i];
+
+	if (i >= NR_OPTIONS)
+		return NULL;
+	snprintf(buf, len, "%c %s %s", o->s ? o->s : '-', o->l ? o->l : "-", arity[o->arg]);
+	return buf;
+}
+
+static const struct perf_option *short_option(char c)
+{
+	size_t k;
+
+	for (k = 0; k < NR_OPTIONS; k++)
+		if (record_options[k].s == c)
+			return &record_options[k];
+	return NULL;
+}
+
+/*
+ * The option --@name (@len bytes) names, as perf's parse-options finds
+ * it: its long name, or "no-" and a name (or a "no-" name without it)
+ * negating one that takes no value, or the start of exactly one of
+ * those.  NULL if none or more than one; *@neg set if a negation.
+ */
+static const struct perf_option *long_option(const char *name, size_t len, int *neg)
+{
+	const struct perf_option *found = NULL;
+	size_t k;
+	int abbreviated = 0, found_neg = 0;
+
+	for (k = 0; k < NR_OPTIONS; k++) {
+		const struct perf_option *o = &record_options[k];
+		const char *forms[3] = { o->l, NULL, NULL };
+		char negated[64];
+		unsigned int f;
+
+		if (!o->l)
+			continue;
+		if (o->arg == ARG_NONE) {
+			snprintf(negated, sizeof(negated), "no-%s", o->l);
+			forms[1] = negated;
+			if (!strncmp(o->l, "no-", 3))
+				forms[2] = o->l + 3;
+		}
+		for (f = 0; f < 3 && forms[f]; f++) {
+			if (strlen(forms[f]) == len && !strncmp(forms[f], name, len)) {
+				*neg = f > 0;
+				return o;
+			}
+			if (len < strlen(forms[f]) && !strncmp(forms[f], name, len)) {
+				if (found && found != o)
+					abbreviated = 2;
+				else if (!abbreviated)
+					abbreviated = 1;
+				found = o;
+				found_neg = f > 0;
+			}
+		}
+	}
+	*neg = found_neg;
+	return abbreviated == 1 ? found : NULL;
+}
+
 /*
  * Walk perf record's options, up to the workload (the first word that is
  * no option nor an option's value) or "--": calls @fn(option, value) for
- * each, value NULL if it has none; stops at the first non-zero return.
+ * each option perf would take (NULL for one it does not know, which perf
+ * refuses; @neg for its --no- form), value NULL if it has none; stops at
+ * the first non-NULL return.
  */
-static const char *each_option(char **argv, const char *(*fn)(const char *opt,
-							       const char *value,
-							       const void *arg),
-			       const void *arg)
+typedef const char *option_fn(const struct perf_option *opt, int neg, const char *value,
+			      const void *arg);
+
+static const char *each_option(char **argv, option_fn *fn, const void *arg)
 {
+	const struct perf_option *o;
 	const char *ret, *eq, *value;
-	char opt[64];
-	int i, j;
+	int i, j, neg = 0;
 
 	for (i = subcommand(argv) + 1; argv[i] && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--"))
+		if (!strcmp(a, "--")) {
+			i++;
 			break;
+		}
 		if (a[1] == '-') {
 			eq = strchr(a, '=');
-			value = NULL;
-			if (eq) {
-				snprintf(opt, sizeof(opt), "%.*s", (int)(eq - a), a);
-				value = eq + 1;
-			} else {
-				snprintf(opt, sizeof(opt), "%s", a);
-				if (in_list(a, record_long_with_value) && argv[i + 1])
-					value = argv[++i];
-			}
-			ret = fn(opt, value, arg);
+			o = long_option(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), &neg);
+			value = eq ? eq + 1 : NULL;
+			if (o && !eq && o->arg == ARG_REQUIRED && argv[i + 1])
+				value = argv[++i];
+			ret = fn(o, neg, value, arg);
 			if (ret)
 				return ret;
 			continue;
 		}
 		/* Short options, bundled as -ag or -aF99: a value ends the bundle. */
 		for (j = 1; a[j]; j++) {
-			snprintf(opt, sizeof(opt), "-%c", a[j]);
+			o = short_option(a[j]);
 			value = NULL;
-			if (strchr(record_short_with_value, a[j])) {
-				value = a[j + 1] ? a + j + 1 : argv[i + 1];
-				if (!a[j + 1] && argv[i + 1])
-					i++;
-			}
-			ret = fn(opt, value, arg);
+			if (o && o->arg != ARG_NONE && a[j + 1])
+				value = a + j + 1;
+			else if (o && o->arg == ARG_REQUIRED && argv[i + 1])
+				value = argv[++i];
+			ret = fn(o, 0, value, arg);
 			if (ret)
 				return ret;
 			if (value)
 				break;
 		}
 	}
+	/* The workload, if any: the end of perf's options. */
+	return fn(NULL, 0, argv[i], arg);
+}
+
+static const char *output_of(const struct perf_option *opt, int neg, const char *value,
+			     const void *arg)
+{
+	(void)arg, (void)neg;
+	return opt && opt->s == 'o' ? value : NULL;
+}
+
+static const char *targets(const struct perf_option *opt, int neg, const char *value,
+			   const void *arg)
+{
+	struct perf_target *t = (void *)arg;
+
+	if (!opt) {
+		/* Once the options are read: a command, or everything. */
+		t->workload = value && !t->pids && !t->tids && !t->system_wide;
+		if (!t->workload && !t->pids && !t->tids)
+			t->system_wide = 1;
+		return NULL;
+	}
+	switch (neg ? 0 : opt->s) {
+	case 'a':
+	case 'C':
+	case 'G':
+	case 'u':
+		t->system_wide = 1;
+		break;
+	case 'p':
+		t->pids = value;
+		break;
+	case 't':
+		t->tids = value;
+		break;
+	case 'i':
+		t->inherit = 0;
+		break;
+	}
+	/* --inherit, --no-no-inherit: perf's own way back. */
+	if (neg && opt->s == 'i')
+		t->inherit = 1;
 	return NULL;
 }
 
-static const char *output_of(const char *opt, const char *value, const void *arg)
+void perf_command_target(char **argv, struct perf_target *t)
 {
-	(void)arg;
-	if (value && (!strcmp(opt, "-o") || !strcmp(opt, "--output")))
-		return value;
-	return NULL;
+	memset(t, 0, sizeof(*t));
+	t->inherit = 1;
+	each_option(argv, targets, t);
 }
 
 const char *perf_command_output(char **argv)
@@ -156,13 +352,15 @@ const char *perf_command_output(char **argv)
 	return NULL;
 }
 
-static const char *named(const char *opt, const char *value, const void *arg)
+static const char *named(const struct perf_option *opt, int neg, const char *value,
+			 const void *arg)
 {
 	const char *const *opts = arg;
 
 	(void)value;
-	for (; *opts; opts++)
-		if (!strcmp(opt, *opts))
+	for (; opt && !neg && *opts; opts++)
+		if ((opt->s && (*opts)[0] == '-' && (*opts)[1] == opt->s && !(*opts)[2]) ||
+		    (opt->l && !strncmp(*opts, "--", 2) && !strcmp(*opts + 2, opt->l)))
 			return *opts;
 	return NULL;
 }

@@ -7,12 +7,36 @@
 #ifndef MMAP3_PERF_COMMAND_H
 #define MMAP3_PERF_COMMAND_H
 
+#include <stddef.h>
+
 /*
  * The file the command writes: what follows its -o or --output, else
  * for "perf record" without one perf.data, or "-" if standard output is
  * a pipe (perf then writes there); NULL if none is known.
  */
 const char *perf_command_output(char **argv);
+
+/*
+ * The @i-th option of perf record's that mmap3 knows, as "S LONG ARITY"
+ * (- for no short letter or long name; none, required or optional) in
+ * @buf; NULL past the last.  For the test that checks them against perf.
+ */
+const char *perf_command_option(size_t i, char *buf, size_t len);
+
+/*
+ * Whose mappings perf record records, as its options say: everything (-a,
+ * -C, -G, -u, or neither a command nor -p/-t), the processes -p or the
+ * threads -t name (and their children, unless -i), or the command it runs
+ * and its children.
+ */
+struct perf_target {
+	int system_wide;
+	const char *pids, *tids;	/* -p's and -t's comma lists, as given */
+	int inherit;			/* not -i, --no-inherit */
+	int workload;			/* perf runs a command */
+};
+
+void perf_command_target(char **argv, struct perf_target *t);
 
 /* Is the command perf record (any path to perf, global options before it)? */
 int perf_command_is_record(char **argv);

@@ -142,8 +142,14 @@ static void on_signals(struct record *r)
 	}
 }
 
-static void start_child(struct record *r, const sigset_t *old)
+/*
+ * Fork the command; with @gate (a pipe's read end), it waits to run until
+ * a byte comes there, and does not run if the pipe closes without one.
+ */
+static void start_child(struct record *r, const sigset_t *old, int gate)
 {
+	char go;
+
 	r->child = fork();
 	if (r->child < 0) {
 		msg_err("fork: %s", strerror(errno));
@@ -152,6 +158,8 @@ static void start_child(struct record *r, const sigset_t *old)
 	}
 	if (!r->child) {
 		sigprocmask(SIG_SETMASK, old, NULL);
+		if (gate >= 0 && read(gate, &go, 1) != 1)
+			_exit(127);
 		execvp(r->o->argv[0], r->o->argv);
 		msg_err("cannot run %s: %s", r->o->argv[0], strerror(errno));
 		_exit(127);
@@ -159,6 +167,22 @@ static void start_child(struct record *r, const sigset_t *old)
 	r->res->have_child = 1;
 	/* Linux 5.3+; without it, SIGCHLD on the signalfd says the same. */
 	r->pidfd = (int)syscall(SYS_pidfd_open, r->child, 0);
+}
+
+/*
+ * The stop signals that came since the command was reaped: counted in
+ * res->tail_signals (a second one means the merge is not wanted either).
+ */
+static int tail_signals(struct record *r)
+{
+	struct signalfd_siginfo si;
+	int n = 0;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			n++;
+	r->res->tail_signals += n;
+	return n;
 }
 
 /* Until the command has been reaped, or a signal without one. */
@@ -193,22 +217,20 @@ static int loop(struct record *r)
 
 int record_run(const struct record_opts *o, struct record_result *res)
 {
-	const struct session_opts so = {
+	struct session_opts so = {
 		.filter = o->filter,
 		.clock = o->clock,
 		.buffer_size = o->buffer_size,
 		.load_module = 1,
 		.side_path = o->output,
 		.capture_dir = o->capture_dir,
-		.capture_max_file = o->capture_max_file,
-		.capture_max_total = o->capture_max_total,
-		.capture_max_seconds = o->capture_max_seconds,
+		.capture_limits = o->capture_limits,
 		.kmods = o->kmods,
 	};
 	struct record r = { .o = o, .res = res, .sigfd = -1, .pidfd = -1, .s.dev = -1 };
+	int ret = -1, gate[2] = { -1, -1 };
 	sigset_t mask, old;
 	unsigned int i;
-	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	sigemptyset(&mask);
@@ -228,26 +250,70 @@ int record_run(const struct record_opts *o, struct record_result *res)
 		msg_err("signalfd: %s", strerror(errno));
 		goto out;
 	}
+	/*
+	 * Following the command: forked first, its pid the filter's (with its
+	 * descendants), waiting until the session is enabled.
+	 */
+	if (o->argv && o->follow_command) {
+		if (pipe2(gate, O_CLOEXEC)) {
+			msg_err("pipe: %s", strerror(errno));
+			goto out;
+		}
+		start_child(&r, &old, gate[0]);
+		close(gate[0]);
+		if (!r.child)
+			goto out;
+		so.filter.nr_pids = 1;
+		so.filter.pids[0] = r.child;
+		so.filter.flags |= MMAP3_FILTER_INHERIT;
+		so.capture_skip_pid = r.child;
+	}
 	/* Enabled before the command starts, so its first mappings are in. */
 	if (session_open(&r.s, &so) || session_enable(&r.s))
 		goto out;
-	if (o->argv) {
-		start_child(&r, &old);
+	if (gate[1] >= 0) {
+		if (write(gate[1], "g", 1) != 1)
+			goto out;
+		close(gate[1]);
+		gate[1] = -1;
+	} else if (o->argv) {
+		start_child(&r, &old, -1);
 		if (!r.child)
 			goto out;
 	}
 	if (loop(&r) || r.failed)
 		goto out;
-	if (session_finish(&r.s, session_now(&r.s))) {
+	if (session_finish_records(&r.s, session_now(&r.s))) {
 		fail(&r);
 		goto out;
 	}
+	/*
+	 * The captures still queued are copied while the command's output
+	 * waits for its merge: a stop signal meanwhile gives them up (said,
+	 * counted), and the merge goes on.
+	 */
+	while (capture_worker_wait(&r.s.worker, r.sigfd))
+		if (tail_signals(&r)) {
+			msg_warn("stopped capturing (a signal): what was still to be copied is "
+				 "given up");
+			capture_worker_cancel(&r.s.worker);
+			break;
+		}
+	session_finish_captures(&r.s);
 	res->stats_failed = r.s.stats_failed;
 	status_line(&r, 1);
 	if (session_close_side(&r.s))
 		goto out;
 	ret = 0;
 out:
+	/* A command that never ran (the session failed first): nothing of it to wait for. */
+	if (gate[1] >= 0) {
+		close(gate[1]);
+		while (r.child && waitpid(r.child, NULL, 0) < 0 && errno == EINTR)
+			;
+		r.child = 0;
+		res->have_child = 0;
+	}
 	if (r.child && !r.failed)
 		fail(&r);	/* says so, and waits */
 	while (r.child) {
@@ -269,8 +335,13 @@ out:
 		res->capture_failed = 1;
 	if (r.pidfd >= 0)
 		close(r.pidfd);
+	/* With the merge to come, the signals stay blocked: cmd_record.c takes them. */
+	if (r.sigfd >= 0 && o->hold_signals && !r.child)
+		tail_signals(&r);
 	if (r.sigfd >= 0)
 		close(r.sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	res->old_mask = old;
+	if (!o->hold_signals)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret || r.failed ? -1 : 0;
 }

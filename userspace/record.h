@@ -7,6 +7,7 @@
 #define MMAP3_RECORD_H
 
 #include <linux/mmap3.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "capture.h"
@@ -16,14 +17,23 @@
 struct record_opts {
 	const char *output;		/* the side file */
 	const char *capture_dir;	/* NULL: no --capture */
-	uint64_t capture_max_file;	/* bytes of one captured file; 0: no limit */
-	uint64_t capture_max_total;	/* bytes captured in all; 0: no limit */
-	uint64_t capture_max_seconds;	/* to read one file; 0: no limit */
+	struct capture_limits capture_limits;
 	struct mmap3_filter filter;
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	uint64_t buffer_size;		/* 0: the module's default */
 	struct kmod_index *kmods;
 	char **argv;			/* the command, NULL: until a signal */
+	/*
+	 * Record the command and its descendants only (its pid filtered,
+	 * with MMAP3_FILTER_INHERIT, before it runs); its own mappings are
+	 * not captured: the command is perf, its children what it records.
+	 */
+	int follow_command;
+	/*
+	 * Return with the stop signals still blocked (res->old_mask the mask
+	 * before): what follows the recording (the merge) takes them.
+	 */
+	int hold_signals;
 	int status_line;		/* show progress on stderr */
 	int quiet;			/* warnings and errors only */
 };
@@ -35,6 +45,8 @@ struct record_result {
 	int stats_failed;		/* the module's statistics could not be read */
 	int have_child;
 	int child_status;		/* as from waitpid() */
+	int tail_signals;		/* stop signals after the command was reaped */
+	sigset_t old_mask;
 };
 
 /*

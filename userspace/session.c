@@ -3,12 +3,59 @@
  * userspace/session.c - a session of the module, from open to its last
  * record, for record, inject and buildid.
  */
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
 #include "session.h"
+
+/*
+ * Under sudo, copies are the invoking user's: the module offers and
+ * reads only what they could read themselves (/proc/PID/map_files'
+ * rules: their own processes' files, each readable by them).
+ */
+static int capture_as(struct session *s, uid_t uid, gid_t gid)
+{
+	struct passwd *pw = getpwuid(uid);
+	int n = NGROUPS_MAX + 1, ret;
+	gid_t *groups = calloc((size_t)n, sizeof(*groups));
+
+	if (!groups) {
+		msg_err("out of memory");
+		return -1;
+	}
+	/* Their groups as login gives them; a uid with no name has its group alone. */
+	if (!pw || getgrouplist(pw->pw_name, gid, groups, &n) < 0) {
+		groups[0] = gid;
+		n = 1;
+	}
+	ret = mmap3_device_set_capture_user(s->dev, uid, gid, groups, n);
+	free(groups);
+	return ret;
+}
+
+/*
+ * Can the module read as the user captures are for?  Not under sudo, or
+ * a module of ABI 2.4: yes; else nothing is captured (said).
+ */
+static int may_capture(const struct session *s)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (capture_sudo_user(&uid, &gid) || (s->ver.features & MMAP3_FEATURE_CAPTURE_USER))
+		return 1;
+	msg_warn("the loaded module (ABI %u.%u) cannot read files as uid %u, who ran sudo and "
+		 "would own the copies: nothing is captured; load mmap3's own module "
+		 "('modprobe -r mmap3 && modprobe mmap3')", s->ver.major, s->ver.minor,
+		 (unsigned int)uid);
+	return 0;
+}
 
 static int open_captures(struct session *s)
 {
@@ -18,9 +65,9 @@ static int open_captures(struct session *s)
 	if (capture_open(&s->cap, o->capture_dir))
 		return -1;
 	s->cap_open = 1;
-	s->cap.max_file = o->capture_max_file;
-	s->cap.max_total = o->capture_max_total;
-	s->cap.max_seconds = o->capture_max_seconds;
+	if (s->cap.owner_uid != (uid_t)-1 && capture_as(s, s->cap.owner_uid, s->cap.owner_gid))
+		return -1;
+	s->cap.limits = o->capture_limits;
 	/*
 	 * perf keeps the vdso in its cache: so does DIR, for perf
 	 * --buildid-dir DIR.  Stored before the worker starts, so alone on
@@ -50,12 +97,15 @@ int session_open(struct session *s, const struct session_opts *o)
 		msg_warn("the loaded module (ABI %u.%u) does not follow children: only the "
 			 "processes themselves are recorded", s->ver.major, s->ver.minor);
 	}
-	if (o->capture_dir)
+	s->capturing = o->capture_dir && may_capture(s);
+	if (s->capturing)
 		filter.flags |= MMAP3_FILTER_CAPTURE;
+	else
+		filter.flags &= ~MMAP3_FILTER_CAPTURE;
 	if (mmap3_device_setup(s->dev, &filter, o->clock, o->buffer_size) ||
 	    mmap3_records_init(&s->records, s->dev))
 		return -1;
-	if (o->capture_dir && open_captures(s))
+	if (s->capturing && open_captures(s))
 		return -1;
 	if (o->side_path && side_open(&s->side, o->side_path, o->clock))
 		return -1;
@@ -101,14 +151,33 @@ int session_handle(struct session *s, const struct mmap3_record_header *h)
 		return -1;
 	if (h->type == MMAP3_RECORD_MMAP && m->capture) {
 		/* Queued for the worker; the handle is given back if it is not running. */
-		if (s->worker.started)
+		if (!s->worker.started ||
+		    (s->o->capture_skip_pid && m->pid == (uint32_t)s->o->capture_skip_pid))
+			mmap3_device_capture_release(s->dev, m->capture);
+		else if (!s->o->capture_sink)
 			capture_worker_mapping(&s->worker, m);
-		else
+		else if (s->o->capture_sink(s->o->sink_arg, m))
 			mmap3_device_capture_release(s->dev, m->capture);
 	}
 	if (h->type == MMAP3_RECORD_MODULE_LOAD)
 		capture_module(s, (const void *)h);
 	return 0;
+}
+
+void session_capture(struct session *s, const struct mmap3_record_mmap *m, int take)
+{
+	if (take && s->worker.started) {
+		capture_worker_mapping(&s->worker, m);
+		return;
+	}
+	if (take) {
+		mmap3_device_capture_release(s->dev, m->capture);
+		return;
+	}
+	/* A module before ABI 2.4 cannot forget: the handle is released. */
+	if (mmap3_device_capture_forget(s->dev, m->capture))
+		mmap3_device_capture_release(s->dev, m->capture);
+	s->others++;
 }
 
 int session_take(struct session *s)
@@ -144,10 +213,8 @@ uint64_t session_now(const struct session *s)
 	return s->side.first_time + (ns(&now) - ns(&s->enabled));
 }
 
-int session_finish(struct session *s, uint64_t now)
+int session_finish_records(struct session *s, uint64_t now)
 {
-	struct mmap3_stats st;
-
 	if (s->side_open)
 		side_session_end(&s->side, now);
 	if (mmap3_device_disable(s->dev))
@@ -157,17 +224,32 @@ int session_finish(struct session *s, uint64_t now)
 	while (!s->records.eof)
 		if (session_take(s))
 			return -1;
+	return 0;
+}
+
+void session_finish_captures(struct session *s)
+{
+	struct mmap3_stats st;
+
 	/* What was offered is copied before the session's handles go. */
 	capture_worker_finish(&s->worker);
+	s->cap.stats.others = s->others;
 	/* Unknown is not none: said (by mmap3_device_stats()), and again at the end. */
 	if (s->cap_open) {
 		if (mmap3_device_stats(s->dev, &st)) {
 			s->stats_failed = 1;
-			return 0;
+			return;
 		}
 		s->cap.stats.refused = st.captures_refused;
 		s->cap.stats.denied = st.captures_denied;
 	}
+}
+
+int session_finish(struct session *s, uint64_t now)
+{
+	if (session_finish_records(s, now))
+		return -1;
+	session_finish_captures(s);
 	return 0;
 }
 
@@ -189,7 +271,7 @@ void session_close(struct session *s)
 {
 	/* What is still queued is released, not copied. */
 	capture_worker_finish(&s->worker);
-	s->cap.stats.backlog = s->worker.backlog;
+	s->cap.stats.backlog = atomic_load(&s->worker.backlog);
 	if (s->side_open)
 		side_abort(&s->side);
 	s->side_open = 0;

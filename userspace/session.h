@@ -14,6 +14,7 @@
 
 #include <linux/mmap3.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "capture.h"
@@ -31,9 +32,16 @@ struct session_opts {
 	const char *side_path;
 	int (*sink)(void *arg, const void *rec);
 	void *sink_arg;
-	/* Captures: into @capture_dir, NULL for none. */
+	/* Captures: into @capture_dir, NULL for none; none of process @capture_skip_pid's. */
 	const char *capture_dir;
-	uint64_t capture_max_file, capture_max_total, capture_max_seconds;
+	pid_t capture_skip_pid;
+	/*
+	 * Set: a mapping's capture is handed to @capture_sink (@sink_arg),
+	 * whose caller decides with session_capture() which processes' are
+	 * taken (inject: perf's); else it is queued at once.  -1: released.
+	 */
+	int (*capture_sink)(void *arg, const struct mmap3_record_mmap *m);
+	struct capture_limits capture_limits;
 	struct kmod_index *kmods;	/* where modules' .ko files are */
 };
 
@@ -44,11 +52,13 @@ struct session {
 	struct mmap3_records records;
 	struct side_writer side;
 	int side_open;
+	int capturing;			/* o->capture_dir, and the module can (may_capture()) */
 	struct capture cap;
 	int cap_open;
 	struct capture_worker worker;
 	struct timespec enabled;	/* CLOCK_MONOTONIC just before ENABLE */
 	int stats_failed;		/* the module's statistics could not be read */
+	uint64_t others;		/* captures session_capture() did not take */
 };
 
 /*
@@ -66,6 +76,13 @@ int session_next(struct session *s, const struct mmap3_record_header **h);
 /* Turn @h into perf's terms and offer what it lets capture: 0, or -1 (printed). */
 int session_handle(struct session *s, const struct mmap3_record_header *h);
 
+/*
+ * A capture handed to o->capture_sink: copied if @take, else dropped and
+ * its build-id forgotten, so the module offers the next mapping of it
+ * (a process the caller takes may map it later); counted as others'.
+ */
+void session_capture(struct session *s, const struct mmap3_record_mmap *m, int take);
+
 /* Every record there is now, handled: 0 (at its end too), or -1 (printed). */
 int session_take(struct session *s);
 
@@ -75,6 +92,9 @@ int session_take(struct session *s);
  * module could not hand over.  0, or -1 (printed).
  */
 int session_finish(struct session *s, uint64_t now);
+/* Its two halves: the records to their end; then the captures (waited for). */
+int session_finish_records(struct session *s, uint64_t now);
+void session_finish_captures(struct session *s);
 
 /* Now in the session's clock, as its records are stamped; 0 if unknown. */
 uint64_t session_now(const struct session *s);

@@ -6,9 +6,12 @@
 # that starts with a valid ELF, which root would copy whole into DIR.  A
 # file larger than --capture-max-file (default 512M) costs one read,
 # never a copy; the files captured add up to no more than
-# --capture-max-total (default 4G); a file whose build-id is no longer
-# the mapped one is found out before it is copied.  Each file not
-# captured is counted in the summary.  Prints TAP.
+# --capture-max-total (default 4G); what is made in DIR (files, links,
+# directories: each component of a mapped path is one) to no more than
+# --capture-max-files (default 500,000), and no path deeper than 128
+# components is made at all; a file whose build-id is no longer the
+# mapped one is found out before it is copied.  Each file not captured is
+# counted in the summary.  Prints TAP.
 #
 #   tests/host/capture_limits_test.sh MMAP3-FAKE
 set -u
@@ -33,7 +36,7 @@ run()
 	MMAP3_FAKE=files=$tmp/pairs,stats=$tmp/stats$FAKE_EXTRA "$fake" record -o side.data \
 		--capture DIR "$@" -- true 2>err
 	rc=$?
-	bytes=$(awk '{ print $2 }' stats 2>/dev/null)
+	bytes=$(awk '/^capture_bytes / { print $2 }' stats 2>/dev/null)
 	sed 's/^/# /' err
 }
 
@@ -71,6 +74,35 @@ run --capture-max-file 4M --capture-max-total 0
 check "a file of exactly --capture-max-file is captured; 0 is no total limit" \
 	sh -c "test $rc -eq 0 && cmp p5 $(link 5)/elf && cmp p4 $(link 4)/elf && grep -q 'captured 4 files' err"
 
+# Files, links and directories: the vdso, kept first, costs .build-id,
+# its XX, [vdso], its id's directory, vdso and the link (6); /a its XX,
+# a, its id's directory, elf and the link (5), /b 5; /c/d would pass 16.
+printf '%s\0%s\0' "$tmp/p2" /a "$tmp/p3" /b "$tmp/p4" /c/d "$tmp/p5" /e >pairs
+rm -rf DIR
+run --capture-max-files 16
+check "--capture-max-files 16, four files: status 0 (got $rc)" test $rc -eq 0
+check "... /a and /b captured" sh -c "cmp p2 $(link 2)/elf && cmp p3 $(link 3)/elf"
+check "... the others not" sh -c "! test -e $(link 4) && ! test -e $(link 5)"
+check "... 16 made in DIR ($(find DIR -mindepth 1 | wc -l))" test "$(find DIR -mindepth 1 | wc -l)" -eq 16
+check "... the limit said once" \
+	test "$(grep -c 'capture-max-files (16 files, links and directories) reached: /c/d and' err)" = 1
+check "... and counted" grep -q '^mmap3: WARNING: 2 files not captured in DIR: 2 past --capture-max-files$' err
+run --capture-max-files 16
+check "... run again (a budget of its own): the two there cost nothing, counted as there" \
+	grep -q 'captured 2 files (7 MB) in DIR, 2 there already' err
+
+# A path of 1,900 components (as a user may map) would be 1,900 directories.
+deep=$(printf 'd/%.0s' $(seq 1899))x
+printf '%s\0/%s\0%s\0/%s\0' "$tmp/p2" "$deep" "$tmp/p3" "$(printf 'd/%.0s' $(seq 127))x" >pairs
+rm -rf DIR
+run
+check "a file at a path of 1,900 components: not captured, said" \
+	grep -q "^mmap3: /d/d/.*: a path of 1900 components, more than 128; not captured" err
+check "... counted" grep -q '1 files not captured in DIR: 1 with paths too long or deep for it' err
+check "... nothing of it made ($(find DIR -name d | wc -l) directories named d)" \
+	sh -c "test $(find DIR -name d | wc -l) -eq 127 && ! test -e $(link 2)"
+check "... one of 128 components captured" cmp p3 "$(link 3)/elf"
+
 # Rewritten after it was mapped: found out before the 64 MiB are copied.
 prog 6 64M
 printf '%s\0%s\0' "$tmp/p6" /usr/bin/replaced >pairs
@@ -92,8 +124,15 @@ for bad in -1 1T5 x 99999999999999999999G; do
 		sh -c "test $rc -eq 2 && grep -q 'capture-max-file $bad: not a size' err"
 done
 "$fake" record --help >help.txt
-check "record --help names both limits and their defaults" \
+check "record --help names the limits and their defaults" \
 	sh -c "grep -q -- '--capture-max-file N .*' help.txt && grep -q 'default 512M' help.txt &&
-	       grep -q -- '--capture-max-total N .*default 4G' help.txt"
+	       grep -q -- '--capture-max-total N .*default 4G' help.txt &&
+	       grep -A1 -- '--capture-max-files N' help.txt | grep -q 'default 500000'"
+for bad in -1 x 1k; do
+	"$fake" record -o side.data --capture DIR --capture-max-files "$bad" -- true 2>err
+	rc=$?
+	check "--capture-max-files $bad: a usage error (status $rc)" \
+		sh -c "test $rc -eq 2 && grep -q 'capture-max-files $bad: not a number' err"
+done
 
 tap_done

@@ -172,6 +172,23 @@ if [ "$EUID" = 0 ]; then
 		check "${env:-without sudo}: another user's DIR is refused (status $rc), $(head -n 1 err8)" \
 			sh -c "test $rc -eq 1 && grep -q '^mmap3: DIR7: owned by uid 65534, expected the user running mmap3' err8"
 	done
+	# The module reads as that user (ABI 2.4): the session asks for it, with
+	# their groups as login gives them; a module of 2.3 cannot, so nothing
+	# is captured for them, and that is said.
+	rm -rf DIR7/* DIR7/.build-id
+	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3,user=$tmp/user \
+		"$fake" record -o side7.data --capture DIR7 -- true 2>err7
+	check "under sudo: captures read as the user who ran it ($(cat user))" \
+		test "$(cat user)" = "uid 65534 gid 65534 groups $(command id -G nobody | tr ' ' ',')"
+	rm -rf DIR7/* DIR7/.build-id
+	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3,old=1 \
+		"$fake" record -o side7.data --capture DIR7 -- true 2>err7
+	rc=$?
+	sed 's/^/# /' err7
+	check "under sudo with a module of ABI 2.3: records written (status $rc), nothing captured" \
+		sh -c "test $rc -eq 0 && test -s side7.data && test -z \"\$(find DIR7 -name elf)\""
+	check "... said: $(grep -o 'cannot read files as uid [0-9]*' err7)" \
+		grep -q "^mmap3: WARNING: the loaded module (ABI 2.3) cannot read files as uid 65534, who ran sudo" err7
 	chmod 0770 DIR7
 	SUDO_UID=65534 SUDO_GID=65534 MMAP3_FAKE=files=$tmp/pairs3 \
 		"$fake" record -o side9.data --capture DIR7 -- true 2>err9

@@ -52,6 +52,7 @@ static void mkdirs_tests(const char *scratch, enum beneath_mode mode, const char
 {
 	char dir[1024], outside[1024], path[2 * 1024 + 64];
 	struct stat st;
+	uint64_t made = 0;
 	int dirfd, fd;
 
 	snprintf(dir, sizeof(dir), "%s/%s/DIR", scratch, how);
@@ -61,14 +62,17 @@ static void mkdirs_tests(const char *scratch, enum beneath_mode mode, const char
 		return;
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode);
+	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode, &made);
 	snprintf(path, sizeof(path), "%s/usr/lib/x", dir);
 	CHECK(fd >= 0 && !stat(path, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
 	      "%s: creates usr/lib/x, mode 0700", how);
+	CHECK(made == 3, "%s: ... counting the 3 directories made (%llu)", how,
+	      (unsigned long long)made);
 	if (fd >= 0)
 		close(fd);
-	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode);
-	CHECK(fd >= 0, "%s: opens it again", how);
+	fd = beneath_mkdirs(dirfd, "usr/lib/x", mode, &made);
+	CHECK(fd >= 0 && made == 3, "%s: opens it again, making none (%llu in all)", how,
+	      (unsigned long long)made);
 	if (fd >= 0)
 		close(fd);
 
@@ -81,31 +85,31 @@ static void mkdirs_tests(const char *scratch, enum beneath_mode mode, const char
 	close(open(path, O_CREAT | O_WRONLY, 0600));
 
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "link/x", mode);
+	fd = beneath_mkdirs(dirfd, "link/x", mode, NULL);
 	/* openat2() says ELOOP; O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR. */
 	CHECK(fd < 0 && (errno == ELOOP || errno == ENOTDIR),
 	      "%s: a symbolic link to outside is not followed (%s)", how,
 	      strerror(errno));
 	CHECK(only(outside, ""), "%s: ... and nothing is created outside", how);
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "usr/evil/y", mode);
+	fd = beneath_mkdirs(dirfd, "usr/evil/y", mode, NULL);
 	CHECK(fd < 0 && (errno == ELOOP || errno == ENOTDIR),
 	      "%s: a symbolic link up and out is not followed (%s)", how,
 	      strerror(errno));
 	snprintf(path, sizeof(path), "%s/%s", scratch, how);
 	CHECK(only(path, "DIR\\|outside"), "%s: ... and nothing is created beside DIR", how);
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "file/z", mode);
+	fd = beneath_mkdirs(dirfd, "file/z", mode, NULL);
 	CHECK(fd < 0 && errno == ENOTDIR, "%s: a file where a directory goes fails (%s)", how,
 	      strerror(errno));
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "a/../b", mode);
+	fd = beneath_mkdirs(dirfd, "a/../b", mode, NULL);
 	CHECK(fd < 0 && errno == EINVAL, "%s: \"..\" is refused", how);
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "/etc", mode);
+	fd = beneath_mkdirs(dirfd, "/etc", mode, NULL);
 	CHECK(fd < 0 && errno == EINVAL, "%s: an absolute path is refused", how);
 	errno = 0;
-	fd = beneath_mkdirs(dirfd, "a//b", mode);
+	fd = beneath_mkdirs(dirfd, "a//b", mode, NULL);
 	CHECK(fd < 0 && errno == EINVAL, "%s: an empty component is refused", how);
 	CHECK(only(dir, "usr\\|link\\|file"), "%s: refused paths create nothing", how);
 	close(dirfd);

@@ -21,7 +21,8 @@
  *	changed=1	the records of files= carry a build-id one bit off the
  *			file's, as if each was rewritten after it was mapped
  *	stats=PATH	at exit, write to PATH the bytes the capture handles
- *			gave ("capture_bytes N")
+ *			gave ("capture_bytes N"), then the handles released
+ *			("released N") and forgotten ("forgotten N")
  *	refused=N	GET_STATS says the session was refused N capture
  *			handles (captures_refused)
  *	ns=1		the records of files= come from a container: each
@@ -46,12 +47,20 @@
  *			cross the end follows a pad to it, of 8 bytes or more
  *			(its bytes past the 8 poisoned), and poll() says
  *			POLLIN while records are unread, POLLHUP at the end
+ *	user=PATH	SET_CAPTURE_USER writes to PATH "uid U gid G groups
+ *			G,G,..." (the user captures are read as, under sudo)
+ *	old=1		the module is of ABI 2.3: no SET_CAPTURE_USER, no
+ *			CAPTURE_FORGET (ENOTTY)
  *	walk=PATH	with ring=1: after files=, mappings of two path
  *			lengths whose records differ by 8 bytes, chosen to
  *			end the buffer at every gap a record can leave
  *			before it, from 0 to the smaller record's size less 8;
  *			then PATH gets "records N" and "pads" with the pad
  *			sizes made
+ *	pid=PATH	the records of files= wait (up to 10 s) until PATH
+ *			holds a pid: the first pair's is that process's
+ *			mapping, the others process 4242's, as a workload's
+ *			beside another program
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +99,9 @@ static struct {
 	int ns;
 	int ring;
 	const char *walk;
+	const char *user;
+	const char *pid;
+	int old;
 } cfg;
 
 static struct {
@@ -112,7 +124,9 @@ static struct {
 } ring = { .memfd = -1 };
 static pthread_t thread;
 static atomic_int stopping;
+static int producing;		/* the producer started: DISABLE stops it */
 static uint64_t lost, seq, capture_bytes;
+static atomic_uint_least64_t released, forgotten;
 
 const char *mmap3_device_path(void)
 {
@@ -162,6 +176,12 @@ static void parse_config(void)
 			cfg.ring = atoi(kv + 5);
 		else if (!strncmp(kv, "walk=", 5))
 			cfg.walk = kv + 5;
+		else if (!strncmp(kv, "user=", 5))
+			cfg.user = kv + 5;
+		else if (!strncmp(kv, "old=", 4))
+			cfg.old = atoi(kv + 4);
+		else if (!strncmp(kv, "pid=", 4))
+			cfg.pid = kv + 4;
 	}
 }
 
@@ -217,7 +237,10 @@ static void write_stats(void)
 	FILE *f = fopen(cfg.stats, "we");
 
 	if (f) {
-		fprintf(f, "capture_bytes %llu\n", (unsigned long long)capture_bytes);
+		fprintf(f, "capture_bytes %llu\nreleased %llu\nforgotten %llu\n",
+			(unsigned long long)capture_bytes,
+			(unsigned long long)atomic_load(&released),
+			(unsigned long long)atomic_load(&forgotten));
 		fclose(f);
 	}
 }
@@ -245,7 +268,9 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	memset(ver, 0, sizeof(*ver));
 	ver->size = sizeof(*ver);
 	ver->major = MMAP3_ABI_MAJOR;
-	ver->minor = MMAP3_ABI_MINOR;
+	ver->minor = cfg.old ? 3 : MMAP3_ABI_MINOR;
+	ver->features = MMAP3_FEATURE_MAPPED_BUFFER |
+			(cfg.old ? 0 : MMAP3_FEATURE_CAPTURE_USER);
 	return fds[0];
 }
 
@@ -373,7 +398,7 @@ static void put_lost(void)
 }
 
 static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_t flags,
-		     uint32_t capture, int must)
+		     uint32_t capture, int must, uint32_t pid)
 {
 	const char *root = cfg.ns && capture && strchr(path + 1, '/') ? strchr(path + 1, '/') : NULL;
 	size_t at = sizeof(struct mmap3_record_mmap) + ((strlen(path) + 8) & ~7UL);
@@ -383,7 +408,7 @@ static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_
 	m->header.type = MMAP3_RECORD_MMAP;
 	m->header.size = (uint32_t)size;
 	m->header.time = now_ns();
-	m->pid = m->tid = 4242;
+	m->pid = m->tid = pid;
 	m->prot = PROT_READ | PROT_EXEC;
 	m->addr = 0x400000 + 0x10000 * (seq++ % 4096);
 	m->len = 0x1000;
@@ -457,12 +482,12 @@ static void walk(void)
 
 			if (to_end >= g && split((to_end - g) / 8, a / 8, &x, &y))
 				break;
-			put_mmap(p1, NULL, 0, 0, 1);
+			put_mmap(p1, NULL, 0, 0, 1, 4242);
 			records++;
 		}
 		for (i = 0; i < x + y; i++)
-			put_mmap(i < x ? p1 : p2, NULL, 0, 0, 1);
-		put_mmap(p1, NULL, 0, 0, 1);
+			put_mmap(i < x ? p1 : p2, NULL, 0, 0, 1, 4242);
+		put_mmap(p1, NULL, 0, 0, 1, 4242);
 		records += x + y + 1;
 	}
 	f = fopen(cfg.walk, "we");
@@ -507,25 +532,51 @@ static void put_bad(void)
 	put(buf, m->header.type == MMAP3_RECORD_PAD ? m->header.size : size);
 }
 
+/* pid=PATH: the pid written there, once it is (4242 without it). */
+static uint32_t wait_pid(void)
+{
+	unsigned int pid = 0;
+	int i;
+
+	for (i = 0; cfg.pid && i < 1000 && !stopping; i++) {
+		FILE *f = fopen(cfg.pid, "r");
+
+		if (f && fscanf(f, "%u", &pid) == 1 && pid) {
+			fclose(f);
+			return pid;
+		}
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	return 4242;
+}
+
 static void *producer(void *arg)
 {
 	uint64_t next = now_ns();
 	unsigned int i;
 
 	(void)arg;
+	uint32_t pid = wait_pid();
+
 	for (i = 0; i < nr_files; i++)
-		put_mmap(files[i].path, &files[i].bid, files[i].flags, i + 1, 1);
+		put_mmap(files[i].path, &files[i].bid, files[i].flags, i + 1, 1, i ? 4242 : pid);
 	if (cfg.ring && cfg.walk)
 		walk();
 	while (!stopping) {
 		if (cfg.ring)
 			ring_idle();
 		if (cfg.rate && now_ns() >= next) {
-			put_mmap("/usr/bin/fake", NULL, 0, 0, 0);
+			put_mmap("/usr/bin/fake", NULL, 0, 0, 0, 4242);
 			next += 1000000000ULL / (uint64_t)cfg.rate;
 		}
 		usleep(500);
 	}
+	/* DISABLE asked: the end of the records, once the last is written. */
+	usleep((useconds_t)cfg.flush_ms * 1000);
+	put_lost();
+	close(wfd);
 	return NULL;
 }
 
@@ -547,20 +598,26 @@ int mmap3_device_enable(int fd)
 	if (cfg.bad)
 		put_bad();
 	put(&d, sizeof(d));
-	return pthread_create(&thread, NULL, producer, NULL) ? -1 : 0;
+	if (pthread_create(&thread, NULL, producer, NULL))
+		return -1;
+	producing = 1;
+	return 0;
 }
 
 int mmap3_device_disable(int fd)
 {
 	(void)fd;
-	if (wfd < 0)
+	if (!producing)
 		return 0;
-	stopping = 1;
-	pthread_join(thread, NULL);
-	usleep((useconds_t)cfg.flush_ms * 1000);
-	put_lost();
-	close(wfd);
-	wfd = -1;
+	/*
+	 * The producer ends the records itself: a record it must still
+	 * write (one with a capture handle) waits for room, and the reader
+	 * takes it after DISABLE, as it takes the module's buffer, until the
+	 * end.  Joining it here, with the reader not reading, would wait for
+	 * ever.
+	 */
+	if (!atomic_exchange(&stopping, 1))
+		pthread_detach(thread);
 	return 0;
 }
 
@@ -606,4 +663,37 @@ long mmap3_device_capture_read(int fd, uint32_t handle, void *buf, size_t len, u
 void mmap3_device_capture_release(int fd, uint32_t handle)
 {
 	(void)fd, (void)handle;
+	atomic_fetch_add(&released, 1);
+}
+
+int mmap3_device_capture_forget(int fd, uint32_t handle)
+{
+	(void)fd, (void)handle;
+	if (cfg.old)
+		return -ENOTTY;
+	atomic_fetch_add(&forgotten, 1);
+	return 0;
+}
+
+int mmap3_device_set_capture_user(int fd, uid_t uid, gid_t gid, const gid_t *groups, int n)
+{
+	FILE *f;
+	int i;
+
+	(void)fd;
+	if (cfg.old) {
+		fprintf(stderr, "mmap3: fake device: SET_CAPTURE_USER of ABI 2.3\n");
+		return -1;
+	}
+	if (!cfg.user)
+		return 0;
+	f = fopen(cfg.user, "we");
+	if (!f)
+		return -1;
+	fprintf(f, "uid %u gid %u groups ", (unsigned int)uid, (unsigned int)gid);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", (unsigned int)groups[i]);
+	fprintf(f, "\n");
+	fclose(f);
+	return 0;
 }

@@ -114,11 +114,47 @@ check "... perf's data kept whole in -o FILE" sh -c "test -s bad.txt && diff bad
 	"$fake" inject --no-capture 2>err | true
 check "the pipe's reader gone: said" grep -q "the reader closed the pipe" err
 
+# Captures follow perf's processes: the workload's binary (the stand-in
+# names it as the workload's pid's mapping) is kept, another process's
+# not; the module is told to forget that one, so a mapping of it by one
+# of perf's processes would be offered again.
+printf '#include <stdio.h>\nint main(void) { return puts("other") < 0; }\n' >o.c
+cc -O1 -o other o.c
+printf '%s\0%s\0' "$tmp/w" "/usr/bin/workload" "$tmp/other" "/usr/bin/other" >pairs
+bid_of() { file -L "$1" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p'; }
+wid=$(bid_of w) oid=$(bid_of other)
+for all in "" --all-processes; do
+	rm -rf pid caps stats
+	perf record -q -e cpu-clock -o - -- sh -c 'echo $$ >pid; exec ./w' 2>/dev/null |
+		MMAP3_FAKE=rate=200,files=$tmp/pairs,pid=$tmp/pid,stats=$tmp/stats \
+		"$fake" inject $all -c caps -o caps.data 2>err
+	sed 's/^/# /' err
+	what=${all:-"(perf's processes)"}
+	check "inject -c DIR $what: the workload's binary kept" \
+		cmp -s w "caps/.build-id/${wid:0:2}/${wid:2}/elf"
+	if [ -z "$all" ]; then
+		check "... another process's not" test ! -e "caps/.build-id/${oid:0:2}/${oid:2}"
+		check "... its build-id forgotten by the module, offered again at the next mapping" \
+			grep -qx "forgotten 1" stats
+		check "... and said" grep -q "and 1 of their files not captured" err
+	else
+		check "... another process's too" cmp -s other "caps/.build-id/${oid:0:2}/${oid:2}/elf"
+		check "... none forgotten" grep -qx "forgotten 0" stats
+	fi
+done
+
 # The feed thread and the main one, under ThreadSanitizer.
 perf record -q -e cpu-clock -o - -- ./w 2>/dev/null |
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$tsan" inject --no-capture >/dev/null 2>tsan.err
 rc=${PIPESTATUS[1]}
 grep -m 5 'WARNING: ThreadSanitizer' tsan.err | sed 's/^/# /'
 check "under TSan: no data race (status $rc)" test "$rc" -eq 0
+rm -rf pid caps
+perf record -q -e cpu-clock -o - -- sh -c 'echo $$ >pid; exec ./w' 2>/dev/null |
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 MMAP3_FAKE=rate=200,files=$tmp/pairs,pid=$tmp/pid \
+	"$tsan" inject -c caps >/dev/null 2>tsan.err
+rc=${PIPESTATUS[1]}
+grep -m 5 'WARNING: ThreadSanitizer' tsan.err | sed 's/^/# /'
+check "... nor with captures taken by the main thread (status $rc)" test "$rc" -eq 0
 
 tap_done

@@ -6,6 +6,7 @@
  * binaries.  Prints TAP.
  *
  *   perf_command_test DIR      (DIR: a scratch directory)
+ *   perf_command_test --options  the options it knows, as perf_options_test.sh reads them
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,6 +58,13 @@ int main(int argc, char **argv)
 	int fds[2];
 	FILE *f;
 
+	if (argc == 2 && !strcmp(argv[1], "--options")) {
+		size_t i;
+
+		for (i = 0; perf_command_option(i, path, sizeof(path)); i++)
+			printf("%s\n", path);
+		return 0;
+	}
 	if (argc != 2)
 		return 2;
 	devnull = open("/dev/null", O_WRONLY);
@@ -101,8 +109,24 @@ int main(int argc, char **argv)
 	      "sudo perf record is not known as perf record");
 	CHECK(same(perf_command_has(ARGV("perf", "record", "-aN", "./a"), no_cache), "-N"),
 	      "-N in a bundle is found");
-	CHECK(same(perf_command_has(ARGV("perf", "record", "--no-buildid-cache"), no_cache),
-		   "--no-buildid-cache"), "--no-buildid-cache is found");
+	CHECK(perf_command_has(ARGV("perf", "record", "--no-buildid-cache"), no_cache),
+	      "--no-buildid-cache is found");
+	CHECK(perf_command_has(ARGV("perf", "record", "--no-buildid-c"), no_cache),
+	      "... by a unique prefix, as perf takes it");
+	CHECK(!perf_command_has(ARGV("perf", "record", "--buildid-cache"), no_cache),
+	      "--buildid-cache, its negation, is not it");
+	output(ARGV("perf", "record", "--out", "x.data", "./a"), "x.data",
+	       "--out: a unique prefix of --output");
+	output(ARGV("perf", "record", "--exclude-perf", "-o", "x.data", "./a"), "x.data",
+	       "--exclude-perf takes no value");
+	output(ARGV("perf", "record", "--vmlinux", "-o", "x.data"), "perf.data",
+	       "--vmlinux takes the next word, -o here");
+	output(ARGV("perf", "record", "-z", "-o", "x.data", "./a"), "x.data",
+	       "-z's level is only stuck to it (-z3)");
+	output(ARGV("perf", "record", "--aio", "-o", "x.data", "./a"), "x.data",
+	       "--aio's count is only after = (--aio=2)");
+	output(ARGV("perf", "record", "--s", "-o", "x.data", "./a"), "x.data",
+	       "an ambiguous prefix takes no value: perf refuses it");
 	CHECK(!perf_command_has(ARGV("perf", "record", "./a", "-N"), no_cache),
 	      "the workload's -N is not perf's");
 	CHECK(same(perf_command_has(ARGV("perf", "record", "--switch-output=1s"), chunked),

@@ -98,6 +98,98 @@ rc=${PIPESTATUS[0]}
 check "perf record with standard output a pipe (it writes there): refused, status 2 (got $rc)" \
 	sh -c "test $rc -eq 2 && grep -q 'no -o and standard output a pipe' err && test ! -e perf.data"
 
+# What merge could not read, refused before anything runs; perf's own
+# abbreviations of its options taken as perf takes them.
+for c in "-z:perf record -z writes compressed data" \
+	 "--threads:perf record --threads writes a directory" \
+	 "--comp=1:perf record -z writes compressed data" \
+	 "-o /dev/stdout:perf record writes /dev/stdout, a name of /dev" \
+	 "-o /proc/self/fd/1:perf record writes /proc/self/fd/1, a name of /proc"; do
+	args=${c%%:*} said=${c#*:}
+	rm -f perf.data perf.data.mmap3
+	"$fake" record --merge -- perf record -q -e cpu-clock $args -- ./p >/dev/null 2>err
+	rc=$?
+	check "record --merge -- perf record $args: refused, status 2 (got $rc): $(head -n 1 err)" \
+		sh -c "test $rc -eq 2 && grep -qF -- '$said' err && test ! -e perf.data &&
+		       test ! -e perf.data.mmap3 && test ! -e /dev/stdout.mmap3"
+done
+"$fake" record --merge -- perf record -q -e cpu-clock --out pre.data -- ./p 2>err
+check "perf record --out pre.data (a unique prefix of --output): pre.data merged (status $?)" \
+	sh -c "grep -q '^mmap3: wrote pre.data: ' err && test -s pre.data.mmap3 && test ! -e perf.data"
+
+# Whose mappings are recorded and captured: those perf records.  The
+# filter the session asked for, as the stand-in device saw it (flags:
+# 0x2 capture, 0x4 children too).
+filtered()
+{
+	rm -f filter
+	MMAP3_FAKE=files=$tmp/pairs,filter=$tmp/filter "$fake" record --merge "$@" >/dev/null 2>err
+	rc=$?
+	filter=$(cat filter 2>/dev/null)
+}
+filtered -- perf record -q -e cpu-clock -o f.data -- ./p
+check "perf record -- CMD: perf and what it starts, children too ($filter, status $rc)" \
+	sh -c "echo '$filter' | grep -qx 'flags 6 pids [0-9]*'"
+sleep 2 &
+bg=$!
+filtered -- perf record -q -e cpu-clock -o f.data -p $bg
+check "perf record -p PID: that process, children too ($filter)" test "$filter" = "flags 6 pids $bg"
+sleep 2 &
+bg=$!
+filtered -- perf record -q -e cpu-clock -o f.data -i -t $bg
+check "perf record -i -t TID: its process alone ($filter)" test "$filter" = "flags 2 pids $bg"
+filtered -- perf record -q -e cpu-clock -o f.data -a -- true
+check "perf record -a -- CMD: every process ($filter)" test "$filter" = "flags 2 pids "
+sleep 2 &
+bg=$!
+filtered --pid $$ -- perf record -q -e cpu-clock -o f.data -p $bg
+check "record --pid PID: that one, whatever perf records ($filter)" test "$filter" = "flags 6 pids $$"
+wait
+
+# The signal tail: perf has exited, a file is still being copied (a byte
+# every 200 ms).  A stop signal gives the copy up and merges; two (an INT
+# and a TERM: two of one kind may arrive as one) leave perf's file as
+# perf wrote it.  Each way out says what became of it.
+tail_run()
+{
+	rm -rf t.data t.data.mmap3 tcap
+	MMAP3_FAKE=files=$tmp/pairs,slowread=1:200 "$fake" record --merge --capture tcap \
+		-- perf record -q -e cpu-clock -o t.data -- ./p >/dev/null 2>err &
+	pid=$!
+	# perf started (mmap3's child), then gone.
+	for i in $(seq 100); do
+		pgrep -P $pid >/dev/null && break
+		sleep 0.1
+	done
+	for i in $(seq 100); do
+		pgrep -P $pid >/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.5
+	for sig; do
+		kill -$sig $pid
+	done
+	wait $pid
+	rc=$?
+	sed 's/^/# /' err
+}
+tail_run INT
+check "SIGINT while a capture is copied after perf exited: status 0 (got $rc)" test $rc -eq 0
+check "... the capture given up, said and counted" \
+	sh -c "grep -q 'stopped capturing (a signal)' err &&
+	       grep -q '1 files not captured in tcap: 1 given up at a stop signal' err"
+check "... perf's file merged, perf reads it" \
+	sh -c "grep -q '^mmap3: wrote t.data: ' err && perf report -i t.data --stdio >/dev/null 2>&1"
+tail_run INT TERM
+check "SIGINT and SIGTERM then: status 1 (got $rc)" test $rc -eq 1
+check "... perf's file left as perf wrote it, said" \
+	sh -c "grep -q '^mmap3: WARNING: t.data left as perf wrote it (a second signal); mmap3.s records are in t.data.mmap3' err &&
+	       ! grep -q '^mmap3: wrote t.data: ' err && perf report -i t.data --stdio >/dev/null 2>&1"
+
+"$fake" record --merge -q -- perf record -q -e cpu-clock -o q.data -- ./p >/dev/null 2>err
+check "record --merge -q: merged, nothing said (status $?)" \
+	sh -c "test ! -s err && test -s q.data.mmap3 && perf report -i q.data --stdio >/dev/null 2>&1"
+
 # perf fails before writing: its status, perf.data as it was, said so.
 echo previous >perf.data
 "$fake" record --merge -- perf record --no-such-option -- ./p >/dev/null 2>err

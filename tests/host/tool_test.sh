@@ -7,8 +7,9 @@
 #   tests/host/tool_test.sh PATH-TO-MMAP3
 set -u
 
-mmap3=$1
+mmap3=$(realpath "$1")
 . "$(dirname "$0")/../lib/tap.sh"
+tap_tmpdir || exit 1
 
 # exits_with STATUS PATTERN CMD...: CMD exits STATUS and its stderr
 # matches the extended regex PATTERN.
@@ -34,9 +35,14 @@ expect "no command: usage, exit 2" 2 '^usage: mmap3 \[--version\] \[--help\] COM
 expect "unknown command named, exit 2" 2 "unknown command 'frobnicate'" "$mmap3" frobnicate
 expect "help exits 0" 0 '^$' "$mmap3" help
 expect "version with extra arguments: usage" 2 '^usage: mmap3 version' "$mmap3" version extra
+expect "help --help: the usage, exit 0" 0 '^$' "$mmap3" help --help
+check "version without the module: the tool's version, no module, exit 0" sh -c \
+	"env MMAP3_DEVICE=/nonexistent/mmap3 '$mmap3' version >out.txt 2>err.txt &&
+	 grep -q '^mmap3 tool ' out.txt && grep -qx '/nonexistent/mmap3: no module loaded' out.txt &&
+	 test ! -s err.txt"
 expect "missing device: names it and how to load the module" 1 \
 	'^mmap3: /nonexistent/mmap3: No such file or directory: the mmap3 module is not loaded \(load it with .modprobe mmap3.' \
-	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" version
+	env MMAP3_DEVICE=/nonexistent/mmap3 "$mmap3" stat
 expect "not an mmap3 device: says so" 1 \
 	'^mmap3: /dev/null: ABI version ioctl failed: Inappropriate ioctl for device: not an mmap3 device' \
 	env MMAP3_DEVICE=/dev/null "$mmap3" version
@@ -65,20 +71,20 @@ expect "merge of a missing input: names it" 1 '^mmap3: /nonexistent/perf.data: N
 	"$mmap3" merge /nonexistent/perf.data /nonexistent/side.data -o /tmp/mmap3-merge-test.data
 # A character device nobody may open (the device is one: anything else is
 # refused before it is opened).
-tmpdir=$(mktemp -d)
-tmp=$tmpdir/mmap3
-mknod "$tmp" c 1 3 2>/dev/null || cp -a /dev/null "$tmp"
-chmod 000 "$tmp"
+tmpdir=$tmp/dev
+mkdir "$tmpdir"
+node=$tmpdir/mmap3
+mknod "$node" c 1 3 2>/dev/null || cp -a /dev/null "$node"
+chmod 000 "$node"
 chmod 0755 "$tmpdir"
 if [ "$(id -u)" -ne 0 ]; then
 	expect "no permission: says which capability" 1 'needs CAP_PERFMON or CAP_SYS_ADMIN' \
-		env MMAP3_DEVICE="$tmp" "$mmap3" version
+		env MMAP3_DEVICE="$node" "$mmap3" version
 else
 	# root passes mode checks; take the capability away instead.
 	expect "no permission: says which capability" 1 'needs CAP_PERFMON or CAP_SYS_ADMIN' \
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		env MMAP3_DEVICE="$tmp" "$mmap3" version
+		env MMAP3_DEVICE="$node" "$mmap3" version
 fi
-rm -rf "$tmpdir"
 
 tap_done
