@@ -15,7 +15,9 @@
 #                        in turn (tests/fuzz/run), the ioctl fuzzer in the
 #                        debug kernel
 #   make stress          the stress test in every kernel (KERNEL=NAME for
-#                        one) for DURATION seconds (default 600)
+#                        one) for DURATION seconds (default 600), then the
+#                        test suites other people wrote, longer than make
+#                        check runs them (tests/suites; SUITES=no: not)
 #   make bench           every benchmark, into bench/RESULTS.md (bench/run;
 #                        BENCH_ARGS=--quick for a short run)
 #   make install         the tool and its manual, mmap3(1) and mmap3-CMD(1), under
@@ -55,7 +57,8 @@ fuzz:
 
 DURATION ?= 600
 stress:
-	tests/stress $(if $(KERNEL),--kernels "$(KERNEL)") --seconds $(DURATION)
+	tests/stress $(if $(KERNEL),--kernels "$(KERNEL)") --seconds $(DURATION) \
+		$(if $(filter no,$(SUITES)),--no-suites)
 
 DEMO_KERNEL ?= 6.1
 bench:

@@ -138,3 +138,29 @@ seconds()
 {
 	printf '%d.%d\n' $(($1 / 1000)) $(($1 % 1000 / 100))
 }
+
+# suites_args NAME: what make check runs of the suites other people wrote
+# in kernel NAME (tests/vm/suites-guest's options; tests/suites), in
+# about a minute of guest time for the two passes of a stock kernel.
+# Every stock kernel: stress-ng's stressors for 5 s and the kernel's
+# selftests, a pass, and one of perf's tests: perf costs about a second
+# a command under emulation.  perf 6.1's buildid.sh (5 s) beside the
+# kernels of merge_test's perf 6.1, perf 7's kallsyms.sh (2-4 s) beside
+# the newer ones; perf 7's buildid.sh (14-19 s) is make stress's.  The
+# debug kernel, whose checkers watch the module under what the suites
+# do, runs stress-ng for 4 s and trinity for 8: everything runs 3 to 5
+# times slower there, and the kernel's selftests (40 s a pass there) and
+# perf's tests are the stock kernels', as the perf-judged selftests are.
+suites_args()
+{
+	local kind
+	kind=$(. "$MMAP3_CACHE/kernels/$1/env" 2>/dev/null; echo "${BUILD:-}")
+	if [ "$kind" = source ]; then
+		echo "--stress 4 --trinity 8 --no-kselftests"
+		return
+	fi
+	case "$1" in
+	5.10 | 6.1 | 6.1-arm64) echo "--stress 5 --perf-tests 6.1/buildid.sh" ;;
+	*) echo "--stress 5 --perf-tests 7/kallsyms.sh" ;;
+	esac
+}
