@@ -10,8 +10,11 @@
  * inode number, what /proc/PID/ns/mnt shows) is asked of the kernel by
  * opening that file, once per process and namespace.  The open file is
  * kept while the entry is: it holds the namespace, so no other can take
- * its address and be mistaken for it.  Entries of processes gone make
- * room first; all go when the last session ends.
+ * its address and be mistaken for it.  An entry lives only as long as
+ * its process lives in that namespace: a sweep every second while any
+ * is kept lets the others go, so an exited container's mounts (its
+ * overlay, volumes, loop devices) are not held by a session that goes
+ * on.  All go when the last session ends.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,11 +26,13 @@
 #include <linux/nsproxy.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
+#include <linux/workqueue.h>
 
 #include "container.h"
 #include "wrapper/fs.h"
 
 #define NS_CACHE	64
+#define NS_SWEEP_DELAY	HZ
 
 struct ns_entry {
 	struct pid *tgid;		/* held */
@@ -41,6 +46,9 @@ struct ns_entry {
 static DEFINE_MUTEX(ns_lock);
 static struct ns_entry ns_cache[NS_CACHE];
 
+static void ns_sweep(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ns_sweep_work, ns_sweep);
+
 static const struct mnt_namespace *task_mnt_ns(struct task_struct *task)
 {
 	const struct mnt_namespace *ns;
@@ -51,19 +59,28 @@ static const struct mnt_namespace *task_mnt_ns(struct task_struct *task)
 	return ns;
 }
 
+/* Under ns_lock: does @e's process still live, in @e's namespace? */
+static bool ns_entry_live(const struct ns_entry *e)
+{
+	struct task_struct *task;
+	bool live;
+
+	rcu_read_lock();
+	task = pid_task(e->tgid, PIDTYPE_TGID);
+	live = task && task_mnt_ns(task) == e->mnt_ns;
+	rcu_read_unlock();
+	return live;
+}
+
 /* Under ns_lock: the entry to fill, emptied; its old references to drop in @old. */
 static struct ns_entry *ns_slot(struct ns_entry *old)
 {
 	struct ns_entry *e, *victim = NULL;
-	bool gone;
 
 	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
 		if (!e->tgid)
 			return e;
-		rcu_read_lock();
-		gone = !pid_task(e->tgid, PIDTYPE_TGID);
-		rcu_read_unlock();
-		if (gone) {
+		if (!ns_entry_live(e)) {
 			victim = e;
 			break;
 		}
@@ -80,6 +97,28 @@ static void ns_entry_put(struct ns_entry *e)
 	if (e->nsfile)
 		fput(e->nsfile);
 	put_pid(e->tgid);
+}
+
+/* Let go of the entries whose process is gone or moved; again while any is kept. */
+static void ns_sweep(struct work_struct *work)
+{
+	struct ns_entry *e, old;
+	bool kept = false;
+
+	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
+		old = (struct ns_entry){ };
+		mutex_lock(&ns_lock);
+		if (e->tgid && !ns_entry_live(e)) {
+			old = *e;
+			memset(e, 0, sizeof(*e));
+		}
+		kept |= !!e->tgid;
+		mutex_unlock(&ns_lock);
+		if (old.tgid)
+			ns_entry_put(&old);
+	}
+	if (kept)
+		schedule_delayed_work(&ns_sweep_work, NS_SWEEP_DELAY);
 }
 
 /* The id of @task's mount namespace (@tgid is its pid), 0 if unknown. */
@@ -124,6 +163,8 @@ static u64 mnt_ns_id(struct task_struct *task, struct pid *tgid)
 	e->used = jiffies;
 	mutex_unlock(&ns_lock);
 	ns_entry_put(&old);
+	/* Pending already, while entries are kept: then this does nothing. */
+	schedule_delayed_work(&ns_sweep_work, NS_SWEEP_DELAY);
 	return id;
 }
 
@@ -185,6 +226,8 @@ void mmap3_container_forget(void)
 {
 	struct ns_entry *e, old;
 
+	/* No resolver runs: nothing schedules it again. */
+	cancel_delayed_work_sync(&ns_sweep_work);
 	for (e = ns_cache; e < ns_cache + NS_CACHE; e++) {
 		mutex_lock(&ns_lock);
 		old = *e;

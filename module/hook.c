@@ -517,6 +517,8 @@ err_attach:
 /* Every session is closed: no queues, no work pending. */
 void mmap3_hook_exit(void)
 {
+	/* A slow read served after the last session may have remembered one. */
+	mmap3_container_forget();
 	cancel_delayed_work_sync(&probe_remove_work);
 	mutex_lock(&probe_lock);
 	probe_remove();

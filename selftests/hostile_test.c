@@ -1971,4 +1971,84 @@ TEST(dump_counts_a_locked_process_by_its_mappings)
 	syscall(SYS_delete_module, "mmap3_test_module", O_NONBLOCK);
 }
 
+/*
+ * A mount namespace the session saw is let go soon after its last
+ * process is gone, while the session goes on: a container's filesystems
+ * unmount as it exits, and their loop devices can be detached.  (The
+ * cache of namespace ids held each /proc/PID/ns/mnt open until its slot
+ * was needed or the last session ended.)  The oracle: an exclusive open
+ * of the loop device, refused (EBUSY) while a filesystem on it is
+ * mounted in any namespace.
+ */
+TEST(mount_namespace_let_go_with_its_process)
+{
+	int fd, bdev = -1, up[2], down[2], i;
+	struct records r = { 0 };
+	char dev[64] = "", c;
+	pid_t kid;
+	FILE *p;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/nsmnt", 0755);
+	kernel_module("loop");
+	kernel_module("ext4");
+	ASSERT_EQ(0, sh("dd if=/dev/zero of=" DIR "/ns.img bs=1M count=8 2>/dev/null && "
+			"mke2fs -F -q " DIR "/ns.img >/dev/null 2>&1"));
+	p = popen("d=$(losetup -f) && losetup $d " DIR "/ns.img && echo $d", "r");
+	ASSERT_NE(NULL, p);
+	if (!fgets(dev, sizeof(dev), p))
+		dev[0] = '\0';
+	pclose(p);
+	dev[strcspn(dev, "\n")] = '\0';
+	ASSERT_NE('\0', dev[0]);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	kid = fork_child();
+	ASSERT_LE(0, kid);
+	if (kid == 0) {
+		/* A container of one process: its own mounts, a file mapped from one. */
+		close(up[0]);
+		close(down[1]);
+		c = unshare(CLONE_NEWNS) ? 'u' :
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? 'p' :
+		    mount(dev, DIR "/nsmnt", "ext2", 0, NULL) ? 'M' :
+		    write_elf(DIR "/nsmnt/prog", 1, 0, 0x5a, 20, 256, NULL) ? 'w' :
+		    map_exec(DIR "/nsmnt/prog") == MAP_FAILED ? 'x' : 'm';
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	/* 'm': mapped; else the step that failed (errno lost with the child). */
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	ASSERT_EQ('m', c);
+	/* Its record is out: the worker has looked at its namespace. */
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_FLUSH));
+	ASSERT_EQ(0, read_available(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, kid, DIR "/nsmnt/prog", 0));
+	close(down[1]);
+	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+	for (i = 0; i < 50 && bdev < 0; i++) {
+		bdev = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (bdev < 0)
+			usleep(100000);
+	}
+	EXPECT_LE(0, bdev) {
+		TH_LOG("%s still mounted %.1f s after its namespace's last process exited",
+		       dev, i / 10.0);
+	}
+	if (bdev >= 0)
+		close(bdev);
+	close(fd);
+	records_free(&r);
+	ASSERT_EQ(0, sh("for d in $(losetup -a | grep " DIR "/ns.img | cut -d: -f1); do "
+			"losetup -d $d; done; rm -f " DIR "/ns.img"));
+	close(up[0]);
+}
+
 TEST_HARNESS_MAIN
