@@ -8,16 +8,17 @@
  * beside it (the session is attached first, so nothing falls between).
  *
  * Processes are those of the session's pid namespace that existed when
- * the dump began, walked in pid order a few at a time (no snapshot of
- * them all: nothing to allocate, nothing to fail), pinned by pid; for
- * each, its mm is taken and its VMAs read under mmap_read_lock if that is
- * free.  A process whose lock is held (by a page fault stuck on a hung
- * filesystem, a busy writer, or simply a process still mapping) is kept
- * for the end, where the kept ones are tried in turn until all are done
- * or none came free for a while; those left are counted lost as many
- * times as they have memory areas (an upper bound of their file mappings).
- * No process is waited for on its own: a thousand busy ones cost the
- * same short wait as one.
+ * the dump began and that its filter wants (no other is read), walked
+ * in pid order a few at a time (no snapshot of them all: nothing to
+ * allocate, nothing to fail), pinned by pid; for each, its mm is taken
+ * and its VMAs read under mmap_read_lock if that is free.  A process
+ * whose lock is held (by a page fault stuck on a hung filesystem, a
+ * busy writer, or simply a process still mapping) is kept for the end,
+ * where the kept ones are tried in turn until all are done or none came
+ * free for a while; those left are counted lost as many times as they
+ * have memory areas (an upper bound of their file mappings).  No process
+ * is waited for on its own: a thousand busy ones cost the same short
+ * wait as one.
  * File references are taken under the lock and the files resolved after.
  * Each record is stamped with the time its process was looked at.
  */
@@ -158,11 +159,19 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 	task = get_pid_task(tgid, PIDTYPE_TGID);
 	if (!task)
 		return true;		/* exited meanwhile */
+	mmap3_lineage_mark(ev.roots, task);
+	/*
+	 * Not the session's: nothing of it is read, no read started as its
+	 * user, and it is not counted in DUMP_DONE.
+	 */
+	if (!mmap3_output_wants_process(out, tgid, ev.roots)) {
+		put_task_struct(task);
+		return true;
+	}
 	mm = get_task_mm(task);
 	/* Its files are read as it could read them. */
 	cred = get_task_cred(task);
 	ev.cgroup = mmap3_task_cgroup(task);
-	mmap3_lineage_mark(ev.roots, task);
 	put_task_struct(task);
 	if (!mm)
 		goto out;		/* exiting */

@@ -564,6 +564,40 @@ TEST_F(capture, pid_filter)
 	waitpid(c2, NULL, 0);
 }
 
+/*
+ * The state dump of a filtered session looks at the processes it wants
+ * alone: no other's files are read (as its user), and DUMP_DONE counts
+ * the one process.
+ */
+TEST_F(capture, dump_reads_only_the_filtered_processes)
+{
+	struct mmap3_record_dump_done *done = NULL;
+	struct mmap3_record_header *h;
+	pid_t kids[8];
+	uint8_t a[20];
+	int i;
+
+	ASSERT_EQ(0, write_elf(DIR "/dumpfilter", 1, 0, 0x67, 20, 256, a));
+	for (i = 0; i < 8; i++)
+		ASSERT_LT(0, kids[i] = child_mapping(DIR "/dumpfilter"));
+	usleep(200000);
+	ASSERT_EQ(0, session_filter(self->fd, 0, 1, &kids[3]));
+	ASSERT_EQ(0, ioctl(self->fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(self->fd, &self->r));
+	for_each_record(&self->r, h)
+		if (h->type == MMAP3_RECORD_DUMP_DONE)
+			done = (void *)h;
+	ASSERT_NE(NULL, done);
+	EXPECT_EQ(1, done->tasks);
+	EXPECT_EQ(0, done->tasks_skipped);
+	EXPECT_NE(NULL, find_mmap(&self->r, kids[3], DIR "/dumpfilter", 1));
+	EXPECT_EQ(NULL, find_mmap(&self->r, kids[2], DIR "/dumpfilter", 1));
+	for (i = 0; i < 8; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+}
+
 TEST_F(capture, two_sessions_see_every_record)
 {
 	struct records r2 = { };

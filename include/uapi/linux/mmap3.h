@@ -298,7 +298,8 @@ struct mmap3_record_lost {
 /*
  * MMAP3_RECORD_DUMP_DONE: the state dump of MMAP3_IOC_ENABLE is complete;
  * every record it made comes before this one.
- * @tasks:		processes whose mappings were dumped
+ * @tasks:		processes whose mappings were dumped (those the session's
+ *			filter wants: no other is looked at)
  * @tasks_skipped:	processes whose memory map could not be read in time
  *			(their mappings are counted in a LOST record)
  * @mappings:		mapping records the dump made
@@ -315,8 +316,8 @@ struct mmap3_record_dump_done {
  * ignored, the size of a struct argument is its first __u32.  Each open
  * file is a session; it sees nothing until MMAP3_IOC_ENABLE, after which
  * the state dump (kernel, modules, executable mappings of every process
- * visible in the opener's pid namespace) streams into the buffer while
- * live records do, then MMAP3_RECORD_DUMP_DONE.
+ * visible in the opener's pid namespace that its filter wants) streams
+ * into the buffer while live records do, then MMAP3_RECORD_DUMP_DONE.
  *
  * Errors common to all: ENOTTY (unknown command), EFAULT (bad pointer),
  * EINVAL (bad size or value, non-zero reserved or output bytes).
