@@ -365,7 +365,7 @@ static int mmap3_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct mmap3_session *s = file->private_data;
 	struct mmap3_ring *ring = &s->out.ring;
-	unsigned long pages = vma_pages(vma), limit, i;
+	unsigned long pages = vma_pages(vma), i;
 	int ret;
 
 	/* MAP_SHARED (VM_SHARED goes where the file is not open for writing). */
@@ -377,12 +377,10 @@ static int mmap3_mmap(struct file *file, struct vm_area_struct *vma)
 	} else {
 		mmap3_vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	ret = mmap3_ring_map(ring);
+	/* Checked before the ring turns mapped: a wrong range leaves read() working. */
+	ret = mmap3_ring_map(ring, vma->vm_pgoff, pages);
 	if (ret)
 		return ret;
-	limit = 1 + (ring->size >> PAGE_SHIFT);
-	if (vma->vm_pgoff >= limit || pages > limit - vma->vm_pgoff)
-		return -EINVAL;
 	mmap3_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	for (i = 0; i < pages; i++) {
 		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,

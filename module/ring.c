@@ -58,15 +58,18 @@ u64 mmap3_ring_used(struct mmap3_ring *ring)
 	return READ_ONCE(ring->head) - mmap3_ring_tail_hint(ring);
 }
 
-int mmap3_ring_map(struct mmap3_ring *ring)
+int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages)
 {
 	struct mmap3_ring_control *ctl = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	unsigned long limit;
 	int ret = 0;
 
 	if (!ctl)
 		return -ENOMEM;
 	spin_lock(&ring->lock);
-	if (!ring->size) {
+	/* The control page and the buffer's pages. */
+	limit = ring->size ? 1 + (ring->size >> PAGE_SHIFT) : 0;
+	if (pgoff >= limit || pages > limit - pgoff) {
 		ret = -EINVAL;
 	} else if (ring->reading) {
 		/* A read() walks the records: no tail of the reader's meanwhile. */

@@ -60,12 +60,14 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time);
 u64 mmap3_ring_used(struct mmap3_ring *ring);
 
 /*
- * Mapping the buffer: mmap3_ring_map() makes it mappable (the control
- * page, once; -EINVAL if there is no buffer yet), after which
- * mmap3_ring_page() gives page @pgoff of the device (0 the control page,
- * then the buffer's), NULL past the end.
+ * Mapping the buffer: mmap3_ring_map() makes it mappable, @pages of
+ * the device's pages from @pgoff (the control page, once; -EINVAL if
+ * there is no buffer yet, or the pages run past it, and then the ring
+ * stays as it was: read() goes on), after which mmap3_ring_page() gives
+ * page @pgoff of the device (0 the control page, then the buffer's),
+ * NULL past the end.
  */
-int mmap3_ring_map(struct mmap3_ring *ring);
+int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages);
 struct page *mmap3_ring_page(struct mmap3_ring *ring, unsigned long pgoff);
 
 static inline bool mmap3_ring_mapped(const struct mmap3_ring *ring)

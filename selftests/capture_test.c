@@ -1030,6 +1030,11 @@ TEST(mapped_buffer_rules)
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
 				   (off_t)(1 + (64 << 10) / PAGE) * PAGE));
 	EXPECT_EQ(EINVAL, errno);
+	/* A mapping refused leaves the buffer read()'s: no records yet, not EBUSY. */
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(fd, &byte, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, 0));
 	ASSERT_EQ(0, map_buffer(fd, &m, 64 << 10));
 	EXPECT_EQ((uint64_t)64 << 10, m.ctl->size);
 	EXPECT_EQ(0, m.ctl->head);
