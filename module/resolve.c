@@ -85,6 +85,14 @@ MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (defaul
 #define MAX_SLOW_WAITING_USER	64
 #define MAX_SLOW_RUNNING	64
 #define MAX_PARKED		4096
+/*
+ * Events one accountable user may have waiting, and the users who may
+ * have some at once: a user mapping one hung file over and over takes a
+ * quarter of MAX_PARKED at most, and others' cold files still wait for
+ * their reads.
+ */
+#define MAX_PARKED_USER		(MAX_PARKED / 4)
+#define PARKED_USERS		64
 
 /*
  * A file being read by a slow reader, or waiting to be.  A read starts,
@@ -92,9 +100,9 @@ MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (defaul
  * (superblock) is running, and its user has fewer than slow_readers
  * running.  So a filesystem that never answers holds one reader, and
  * only until the deadline: then the read stops counting against
- * slow_readers (it still counts against its user's and MAX_SLOW_RUNNING),
- * and later reads of that filesystem get TIMEOUT at once, while it is
- * stuck.  A read that has not started by its deadline never does.
+ * slow_readers and its user's share of them (it still counts against
+ * MAX_SLOW_RUNNING), and later reads of that filesystem get TIMEOUT at
+ * once, while it is stuck.  A read that has not started by its deadline never does.
  *
  * The user is whoever is accountable for the mapper's credentials: their
  * fsuid, or in a user namespace the owner of its outermost ancestor
@@ -119,6 +127,7 @@ struct slow_read {
 struct parked {
 	struct list_head node;		/* in its slow_read's waiters, then in parked_served */
 	struct list_head all;		/* in parked_all while waiting */
+	unsigned int *user_count;	/* its user's in parked_users, while waiting */
 	u64 seq;
 	struct mmap3_event ev;
 	struct mmap3_output *out;	/* NULL: live, to every output; else a dump's */
@@ -138,6 +147,11 @@ static LIST_HEAD(parked_all);		/* every parked event, oldest first */
 static LIST_HEAD(parked_served);	/* dumps' events served, for their dump to emit */
 static u64 parked_seq;
 static unsigned int nr_waiting, nr_running, nr_running_live, nr_parked;
+/* Users with events waiting, and how many each (a free slot: count 0). */
+static struct {
+	kuid_t user;
+	unsigned int count;
+} parked_users[PARKED_USERS];
 /* Live events taken off parked_all and not yet emitted: flushes wait. */
 static unsigned int nr_serving;
 static DECLARE_WAIT_QUEUE_HEAD(parked_wait);
@@ -413,7 +427,8 @@ static bool may_start(const struct slow_read *sr)
 			continue;
 		if (other->id.inode->i_sb == sr->id.inode->i_sb)
 			return false;
-		if (uid_eq(other->user, sr->user) && ++users >= slow_readers)
+		/* Stuck past its deadline, it no longer holds its user's readers. */
+		if (!other->expired && uid_eq(other->user, sr->user) && ++users >= slow_readers)
 			return false;
 	}
 	return true;
@@ -474,6 +489,7 @@ static void take_waiters(struct slow_read *sr, const struct mmap3_build_id *bid,
 	list_for_each_entry_safe(p, tmp, &sr->waiters, node) {
 		list_del(&p->all);
 		nr_parked--;
+		--*p->user_count;
 		if (!p->out) {
 			nr_serving++;
 			continue;
@@ -605,6 +621,27 @@ static void slow_read(struct work_struct *work)
 }
 
 /*
+ * Under slow_lock: @user's count of events waiting, with room for one
+ * more; NULL if they have MAX_PARKED_USER, or PARKED_USERS others have
+ * some.
+ */
+static unsigned int *parked_user_room(kuid_t user)
+{
+	unsigned int i, *free = NULL;
+
+	for (i = 0; i < PARKED_USERS; i++) {
+		if (parked_users[i].count && uid_eq(parked_users[i].user, user))
+			return parked_users[i].count < MAX_PARKED_USER ?
+			       &parked_users[i].count : NULL;
+		if (!parked_users[i].count && !free) {
+			free = &parked_users[i].count;
+			parked_users[i].user = user;
+		}
+	}
+	return free;
+}
+
+/*
  * Hand @ev to a slow read of its file (in state @now).  Returns false if
  * it cannot wait (the file's read is past its deadline, or too much is
  * waiting already): the caller emits it with TIMEOUT.
@@ -627,7 +664,8 @@ static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now,
 	mmap3_file_id_get(&new->id, ev->file);
 
 	spin_lock(&slow_lock);
-	if (nr_parked >= MAX_PARKED)
+	p->user_count = parked_user_room(user);
+	if (nr_parked >= MAX_PARKED || !p->user_count)
 		goto fail_unlock;
 	sr = find_slow_read(inode, now);
 	if (!sr) {
@@ -655,6 +693,7 @@ static bool park(struct mmap3_event *ev, const struct mmap3_inode_state *now,
 	list_add_tail(&p->node, &sr->waiters);
 	list_add_tail(&p->all, &parked_all);
 	nr_parked++;
+	++*p->user_count;
 	spin_unlock(&slow_lock);
 	if (new) {
 		mmap3_file_id_put(&new->id);

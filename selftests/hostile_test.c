@@ -1081,6 +1081,160 @@ TEST_F_TIMEOUT(slow, hung_filesystem_holds_one_reader, 300)
 }
 
 /*
+ * One user's hung file leaves other users room to wait: uid 1000 maps
+ * one file of a FUSE mount that never answers 4,200 times (each mapping
+ * waits for the one stuck read, until its deadline), then root maps ten
+ * programs freshly written to an ext2 filesystem, their pages dropped,
+ * which must still be read and get their build-ids.  Before, the 4,096
+ * mappings that may wait were one budget for all, and uid 1000's took
+ * it: root's cold files got TIMEOUT.  Now a user has a quarter of it;
+ * every one of uid 1000's mappings gets TIMEOUT, past the quarter at
+ * once, the others at the deadline.
+ */
+TEST_F_TIMEOUT(slow, one_users_hung_file_leaves_others_room, 300)
+{
+	const int maps = 4200, cold = 10;
+	struct mmap3_record_header *h;
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint8_t id[10][20];
+	int fd, i, up[2], found = 0, timeouts = 0;
+	pid_t daemon, c;
+	char path[128], byte;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/hung0", 1, 0, 0x31, 20, 256, NULL));
+	ASSERT_EQ(0, ext2_mount());
+	for (i = 0; i < cold; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/room%d", i);
+		ASSERT_EQ(0, write_elf(path, 1, 0, 0x90 + i, 20, 256, id[i]));
+	}
+	sync();
+	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=15000"));
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	ASSERT_LT(0, daemon);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	ASSERT_EQ(0, pipe(up));
+	c = fork_child();
+	if (c == 0) {
+		close(up[0]);
+		if (become_user(0))
+			_exit(1);
+		for (i = 0; i < maps; i++)
+			if (map_exec(DIR "/mnt/hung0") == MAP_FAILED)
+				_exit(1);
+		if (write(up[1], "m", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_LT(0, c);
+	close(up[1]);
+	ASSERT_EQ(1, read(up[0], &byte, 1));
+	close(up[0]);
+	usleep(500000);		/* the worker has parked them */
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+	for (i = 0; i < cold; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/room%d", i);
+		ASSERT_NE(MAP_FAILED, map_exec(path));
+	}
+	/* Waits for the parked ones, the hung file's until its deadline. */
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	for (i = 0; i < cold; i++) {
+		snprintf(path, sizeof(path), DIR "/disk/room%d", i);
+		m = find_mmap(&r, getpid(), path, 0);
+		ASSERT_NE(NULL, m);
+		if (build_id_is(&m->build_id, id[i], 20))
+			found++;
+		else
+			TH_LOG("%s: status %u", path, m->build_id.status);
+	}
+	EXPECT_EQ(cold, found);
+	for_each_record(&r, h) {
+		m = (void *)h;
+		if (h->type == MMAP3_RECORD_MMAP && (pid_t)m->pid == c &&
+		    m->build_id.status == MMAP3_BUILDID_TIMEOUT)
+			timeouts++;
+	}
+	/* All of the user's: those past a quarter at once, the rest at the deadline. */
+	EXPECT_EQ(maps, timeouts);
+	TH_LOG("%d of %d cold files of root's read beside %d of uid 1000's mappings of a hung file",
+	       found, cold, maps);
+
+	close(fd);
+	records_free(&r);
+	kill_all(&c, 1);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
+	EXPECT_EQ(0, umount2(DIR "/disk", MNT_DETACH));
+}
+
+/*
+ * Reads stuck past their deadline stop counting against their user's
+ * readers: root maps one file on each of four FUSE mounts that never
+ * answer (four reads, slow_readers' worth, all root's), waits past the
+ * deadline, then maps a program freshly written to ext2, its pages
+ * dropped: it is read and gets its build-id.  Before, the four stuck
+ * reads still counted as root's running ones, so no read of root's
+ * could start while they hung: every later cold file of every root
+ * process got TIMEOUT.
+ */
+TEST_F_TIMEOUT(slow, stuck_reads_leave_their_user_readers, 300)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	char mnt[4][64], path[128];
+	pid_t daemons[4];
+	uint8_t id[20];
+	int fd, i;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/stuck", 1, 0, 0x32, 20, 256, NULL));
+	ASSERT_EQ(0, ext2_mount());
+	ASSERT_EQ(0, write_elf(DIR "/disk/after", 1, 0, 0x9f, 20, 256, id));
+	sync();
+	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=3000"));
+	for (i = 0; i < 4; i++) {
+		snprintf(mnt[i], sizeof(mnt[i]), DIR "/mnt%d", i);
+		daemons[i] = fusefs_start(mnt[i], DIR "/src", "--hang");
+		ASSERT_LT(0, daemons[i]);
+	}
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), DIR "/mnt%d/stuck", i);
+		ASSERT_LT(0, map_in_child(path));
+	}
+	sleep(5);		/* their reads stuck, past the deadline */
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "3"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/disk/after"));
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/disk/after", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, id, 20)) {
+		TH_LOG("status %u beside four of root's reads stuck past their deadline",
+		       m->build_id.status);
+	}
+
+	close(fd);
+	records_free(&r);
+	for (i = 0; i < 3; i++)
+		fusefs_stop(daemons[i], mnt[i]);
+	ASSERT_EQ(0, fusefs_stop_and_reload(daemons[3], mnt[3], ""));
+	EXPECT_EQ(0, umount2(DIR "/disk", MNT_DETACH));
+}
+
+/*
  * The module reads a file as its mapper could: a FUSE daemon that
  * serves only uid 1000 (as a root-squashing NFS server, or a FUSE mount
  * without allow_other, keeps others out) answers the module's reads of
