@@ -48,6 +48,19 @@ MODULE_PARM_DESC(queue_len,
 		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
 
 /*
+ * What the queues of all CPUs may take: a slot is about 200 bytes, so
+ * 4096 of them per CPU would be 200 MiB on a 256-CPU host.  Each CPU's
+ * queue has queue_len slots, or fewer (a power of two, at least
+ * QUEUE_SLOTS_MIN) so that every possible CPU's fits the budget.
+ */
+static unsigned int queue_memory_mb = 16;
+module_param(queue_memory_mb, uint, 0444);
+MODULE_PARM_DESC(queue_memory_mb,
+		 "Memory for all CPUs' queues (MiB, default 16; each at most queue_len)");
+#define QUEUE_SLOTS_MIN		256
+static unsigned int queue_slots;	/* each CPU's, set at load */
+
+/*
  * One per online CPU, allocated while a session is enabled (and for a CPU
  * brought online meanwhile, by mmap3_cpu_online(); until it has one, its
  * mappings are counted lost).  Single producer: the hook on that CPU,
@@ -153,7 +166,7 @@ static unsigned long probe_missed_seen;
 void mmap3_hook_mapping(struct vm_area_struct *vma)
 {
 	struct file *file = vma->vm_file;
-	unsigned int cpu, head, mask = queue_len - 1;
+	unsigned int cpu, head, mask = queue_slots - 1;
 	struct mmap3_queue **queues, *q;
 	struct mmap3_event *ev;
 
@@ -217,7 +230,7 @@ static void mmap3_irq_work_fn(struct irq_work *work)
 /* Hand everything queued to resolve.c; the worker, process context. */
 static void mmap3_drain(struct work_struct *work)
 {
-	unsigned int cpu, head, tail, mask = queue_len - 1;
+	unsigned int cpu, head, tail, mask = queue_slots - 1;
 	struct mmap3_time now;
 	unsigned long missed;
 
@@ -299,7 +312,7 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 			if (!q)
 				continue;
 			st->pending += READ_ONCE(q->head) - READ_ONCE(q->tail);
-			st->queue_memory += struct_size(q, ev, queue_len);
+			st->queue_memory += struct_size(q, ev, queue_slots);
 		}
 	}
 	mutex_unlock(&hook_lock);
@@ -331,7 +344,9 @@ static int queue_alloc(unsigned int cpu)
 
 	if (mmap3_queues[cpu])
 		return 0;
-	q = kvzalloc(struct_size(q, ev, queue_len), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	/* Charged to the opener: its cgroup's limit gives ENOMEM, never its OOM killer. */
+	q = kvzalloc(struct_size(q, ev, queue_slots),
+		     GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!q)
 		return -ENOMEM;
 	/* Pairs with the acquires of the hook and the worker. */
@@ -348,7 +363,8 @@ static int queues_alloc(void)
 {
 	unsigned int cpu;
 
-	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues), GFP_KERNEL_ACCOUNT);
+	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues),
+			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!mmap3_queues)
 		return -ENOMEM;
 	for_each_online_cpu(cpu)
@@ -488,6 +504,11 @@ int mmap3_hook_init(void)
 		pr_err("queue_len must be a power of two up to 1048576\n");
 		return -EINVAL;
 	}
+	queue_slots = queue_len;
+	while (queue_slots > QUEUE_SLOTS_MIN &&
+	       (u64)queue_slots * sizeof(struct mmap3_event) * num_possible_cpus() >
+	       (u64)queue_memory_mb << 20)
+		queue_slots >>= 1;
 	mmap3_attach_init();
 	ret = -ENOMEM;
 	mmap3_wq = alloc_ordered_workqueue("mmap3", 0);

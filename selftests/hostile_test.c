@@ -814,6 +814,45 @@ TEST(queues_follow_the_online_cpus)
 }
 
 /*
+ * The hook's queues, made at the first ENABLE and charged to its
+ * opener's memory cgroup, fail with ENOMEM where that cgroup has no
+ * room for them: a memory-limited agent gets an error, not its cgroup's
+ * OOM killer (which took it before the allocation could fail).
+ */
+TEST(queues_give_enomem_not_the_oom_killer)
+{
+	int status = 0;
+	pid_t c;
+
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		SKIP(return, "no cgroup v2");
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	mkdir("/sys/fs/cgroup/mmap3_small", 0755);
+	/* Less than the two CPUs' queues (about 800 KiB each). */
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/mmap3_small/memory.max", "1M"));
+	c = fork_child();
+	if (c == 0) {
+		uint64_t size = 64 << 10;
+		int fd = session_open();
+
+		if (fd < 0 || ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &size))
+			_exit(10);
+		if (write_file("/sys/fs/cgroup/mmap3_small/cgroup.procs", "0"))
+			_exit(11);
+		_exit(ioctl(fd, MMAP3_IOC_ENABLE) == -1 && errno == ENOMEM ? 0 : 12);
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) {
+		TH_LOG("the opener was killed by signal %d", WTERMSIG(status));
+	}
+	if (WIFEXITED(status))
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	rmdir("/sys/fs/cgroup/mmap3_small");
+}
+
+/*
  * Memory: the hook's queues exist only while a session is enabled; a
  * buffer beyond max_buffer_size is refused; buffers are charged to the
  * opener's memory cgroup; sessions are bounded in number.
