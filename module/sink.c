@@ -130,6 +130,41 @@ static bool room_for_dump(struct mmap3_output *out, u32 size)
 }
 
 /*
+ * How long the dump waits for room while its reader reads nothing: past
+ * that the reader is taken as stalled, and the rest of the dump goes in
+ * only where there is room, the rest counted lost (MMAP3_LOST_BUFFER).
+ * The dump holds the files it took of a process until their records are
+ * written: their openers' locks and write counts must not wait on a
+ * reader that sleeps.
+ */
+#define DUMP_STALL_MS		10000
+
+/* Wait for room for the dump's @size bytes, while the reader reads. */
+static void wait_room_for_dump(struct mmap3_output *out, u32 size)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(DUMP_STALL_MS);
+	u64 tail = mmap3_ring_tail_hint(&out->ring), now;
+
+	/* The reader makes room: it must be awake to. */
+	mmap3_output_wake(out);
+	/*
+	 * A mapped reader says it made room at its next poll(); one that
+	 * never polls is looked at now and then.
+	 */
+	while (!wait_event_idle_timeout(out->room_wait, READ_ONCE(out->closing) ||
+					room_for_dump(out, size), HZ / 10)) {
+		now = mmap3_ring_tail_hint(&out->ring);
+		if (now != tail) {
+			tail = now;
+			deadline = jiffies + msecs_to_jiffies(DUMP_STALL_MS);
+		} else if (time_after(jiffies, deadline)) {
+			WRITE_ONCE(out->reader_stalled, true);
+			return;
+		}
+	}
+}
+
+/*
  * Room for @size bytes in the output's buffer, for the caller to write a
  * record stamped @time into; NULL if it was lost.  Returns with
  * ->ring.lock held either way: the caller commits (or not) and unlocks
@@ -140,17 +175,8 @@ static void *output_room(struct mmap3_output *out, u32 size, u64 time, bool wait
 {
 	void *room;
 
-	if (wait && !room_for_dump(out, size)) {
-		/* The reader makes room: it must be awake to. */
-		mmap3_output_wake(out);
-		/*
-		 * A mapped reader says it made room at its next poll(); one
-		 * that never polls is looked at now and then.
-		 */
-		while (!wait_event_idle_timeout(out->room_wait, READ_ONCE(out->closing) ||
-						room_for_dump(out, size), HZ / 10))
-			;
-	}
+	if (wait && !READ_ONCE(out->reader_stalled) && !room_for_dump(out, size))
+		wait_room_for_dump(out, size);
 	spin_lock(&out->ring.lock);
 	room = mmap3_ring_reserve(&out->ring, size, time);
 	if (!room)

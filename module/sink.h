@@ -37,6 +37,7 @@ struct mmap3_output {
 	 */
 	u32 roots[MMAP3_FILTER_MAX_PIDS];
 	bool closing;			/* waiters for room give up */
+	bool reader_stalled;		/* the dump waits for room no more */
 	bool attached;			/* in the sink's list; under @ring.lock */
 	bool wake_pending;		/* records since the last batched wake-up */
 	u64 queue_lost_seen;		/* of the hook's queue losses, counted */

@@ -2254,4 +2254,73 @@ TEST(mount_namespace_let_go_with_its_process)
 	close(up[0]);
 }
 
+/*
+ * A reader that stops reading does not keep what the dump took: a
+ * process holds an flock on the file it maps 400 times through that
+ * open file; a session of a 64 KiB buffer, filtered to it, is enabled
+ * and never read, so its dump waits for room with the process's files
+ * taken.  The process exits; within the dump's stall bound (10 s)
+ * another open of the file can take the lock.  Before, the dump waited
+ * for room as long as the session lived, and the exited process's lock
+ * with it.
+ */
+TEST_F_TIMEOUT(slow, dump_lets_go_for_a_stalled_reader, 120)
+{
+	struct mmap3_stats st;
+	int fd, up[2], down[2], i, lk = -1, locked = 0;
+	char c;
+	pid_t kid;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/locked", 1, 0, 0x5b, 20, 4096, NULL));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	kid = fork_child();
+	ASSERT_LE(0, kid);
+	if (kid == 0) {
+		int f = open(DIR "/locked", O_RDWR | O_CLOEXEC);
+
+		close(up[0]);
+		close(down[1]);
+		c = 'm';
+		if (f < 0 || flock(f, LOCK_EX))
+			c = 'l';
+		for (i = 0; i < 400 && c == 'm'; i++)
+			if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0) == MAP_FAILED)
+				c = 'x';
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	ASSERT_EQ('m', c);
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &kid));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	sleep(2);		/* the dump has filled the buffer, and waits */
+	close(down[1]);
+	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+	for (i = 0; i < 60 && !locked; i++) {
+		lk = open(DIR "/locked", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, lk);
+		locked = !flock(lk, LOCK_EX | LOCK_NB);
+		close(lk);
+		if (!locked)
+			usleep(500000);
+	}
+	EXPECT_TRUE(locked) {
+		TH_LOG("the exited process's lock still held %d s later", i / 2);
+	}
+	/* What did not fit is counted. */
+	ASSERT_EQ(0, get_stats(fd, &st));
+	EXPECT_LT(0, st.lost_buffer);
+	close(fd);
+	close(up[0]);
+	unlink(DIR "/locked");
+}
+
 TEST_HARNESS_MAIN
