@@ -176,15 +176,22 @@ static void decide_capture(struct inject *j, struct pend *p)
 }
 
 /*
- * The capture offered for @last's mapping waits with it, decided when
- * perf's stream has passed its time (write_pend()): the mapping's
- * process may be perf's yet unnamed, or not perf's at all.
+ * The capture offered for @last's mapping: copied at once if its
+ * process is perf's already (the sooner, the likelier the file is still
+ * the one mapped); else it waits with the mapping, decided when perf's
+ * stream has passed its time (write_pend()): the process may be perf's
+ * yet unnamed (perf writes what it saw later than the module), or not
+ * perf's at all.
  */
 static int take_capture(struct inject *j, struct pend *last, const struct feed_capture *c)
 {
+	if (perfs(j, c->m.pid)) {
+		session_capture(&j->feed.s, &c->m, 1);
+		return 0;
+	}
 	if (!last || last->capture || last->id.pid != c->m.pid) {
-		/* Its record did not come through (side.c left it out): decided now. */
-		session_capture(&j->feed.s, &c->m, perfs(j, c->m.pid));
+		/* Its record did not come through (side.c left it out): not perf's. */
+		session_capture(&j->feed.s, &c->m, 0);
 		return 0;
 	}
 	last->capture = malloc(c->m.header.size);
@@ -202,9 +209,10 @@ static int take_one(struct inject *j, const struct perf_event_header *h, struct 
 
 	if (h->type == FEED_CAPTURE)
 		return take_capture(j, *last, (const void *)h);
-	*last = NULL;
+	/* A new build-id's entry comes between a mapping and its capture. */
 	if (h->type == PERF_RECORD_HEADER_BUILD_ID)
 		return ids_add(j, h);
+	*last = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
