@@ -141,10 +141,10 @@ seconds()
 
 # suites_args NAME: what make check runs of the suites other people wrote
 # in kernel NAME (tests/vm/suites-guest's options; tests/suites), in
-# about a minute of guest time for the two passes of a stock kernel.
-# Every stock kernel: stress-ng's stressors for 5 s and the kernel's
-# selftests, a pass, and one of perf's tests: perf costs about a second
-# a command under emulation.  perf 6.1's buildid.sh (5 s) beside the
+# about a minute and a half of guest time for the two passes of a stock
+# kernel.  Every stock kernel: stress-ng's stressors for 15 s and the
+# kernel's selftests, a pass, and one of perf's tests: perf costs about
+# a second a command under emulation.  perf 6.1's buildid.sh (5 s) beside the
 # kernels of merge_test's perf 6.1, perf 7's kallsyms.sh (2-4 s) beside
 # the newer ones; perf 7's buildid.sh (14-19 s) is make stress's.  The
 # debug kernel, whose checkers watch the module under what the suites
@@ -160,7 +160,7 @@ suites_args()
 		return
 	fi
 	case "$1" in
-	5.10 | 6.1 | 6.1-arm64) echo "--stress 5 --perf-tests 6.1/buildid.sh" ;;
-	*) echo "--stress 5 --perf-tests 7/kallsyms.sh" ;;
+	5.10 | 6.1 | 6.1-arm64) echo "--stress 15 --perf-tests 6.1/buildid.sh" ;;
+	*) echo "--stress 15 --perf-tests 7/kallsyms.sh" ;;
 	esac
 }
