@@ -540,6 +540,8 @@ void mmap3_hook_exit(void)
 {
 	/* A slow read served after the last session may have remembered one. */
 	mmap3_container_forget();
+	/* Empty once the last session went; said so, not assumed. */
+	mmap3_lineage_exit();
 	cancel_delayed_work_sync(&probe_remove_work);
 	mutex_lock(&probe_lock);
 	probe_remove();
