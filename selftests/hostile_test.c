@@ -1058,6 +1058,38 @@ static void kill_all(pid_t *kids, int n)
 }
 
 /*
+ * @hung files hung%d on a FUSE mount at DIR/mnt that never answers, and
+ * @cold programs at @fmt (with %d) on ext2 at DIR/disk, their build-ids
+ * in @id, written to disk; the module reloaded with @params.  The FUSE
+ * daemon's pid, or -1.
+ */
+static pid_t hung_beside_cold(int hung, const char *fmt, int cold, uint8_t (*id)[20],
+			      const char *params)
+{
+	char path[128];
+	int i;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	for (i = 0; i < hung; i++) {
+		snprintf(path, sizeof(path), DIR "/src/hung%d", i);
+		if (write_elf(path, 1, 0, 0x20 + i, 20, 256, NULL))
+			return -1;
+	}
+	if (ext2_mount())
+		return -1;
+	for (i = 0; i < cold; i++) {
+		snprintf(path, sizeof(path), fmt, i);
+		if (write_elf(path, 1, 0, 0x80 + i, 20, 256, id[i]))
+			return -1;
+	}
+	sync();
+	if (reload_mmap3(params))
+		return -1;
+	return fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+}
+
+/*
  * A filesystem that stops answering holds one slow reader, not the
  * pool: with eight files hung on a FUSE mount (one read stuck in its
  * daemon, the others waiting behind it on the same filesystem, cancelled
@@ -1077,20 +1109,7 @@ TEST_F_TIMEOUT(slow, hung_filesystem_holds_one_reader, 300)
 	char path[128];
 	int fd, i, found = 0;
 
-	mkdir(DIR, 0755);
-	mkdir(DIR "/src", 0755);
-	for (i = 0; i < 8; i++) {
-		snprintf(path, sizeof(path), DIR "/src/hung%d", i);
-		ASSERT_EQ(0, write_elf(path, 1, 0, 0x20 + i, 20, 256, NULL));
-	}
-	ASSERT_EQ(0, ext2_mount());
-	for (i = 0; i < 50; i++) {
-		snprintf(path, sizeof(path), DIR "/disk/cold%d", i);
-		ASSERT_EQ(0, write_elf(path, 1, 0, 0x80 + i, 20, 256, id[i]));
-	}
-	sync();
-	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=8000"));
-	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	daemon = hung_beside_cold(8, DIR "/disk/cold%d", 50, id, "read_timeout_ms=8000");
 	ASSERT_LT(0, daemon);
 	fd = session_open();
 	ASSERT_LE(0, fd);
@@ -1151,17 +1170,7 @@ TEST_F_TIMEOUT(slow, one_users_hung_file_leaves_others_room, 300)
 	pid_t daemon, c;
 	char path[128], byte;
 
-	mkdir(DIR, 0755);
-	mkdir(DIR "/src", 0755);
-	ASSERT_EQ(0, write_elf(DIR "/src/hung0", 1, 0, 0x31, 20, 256, NULL));
-	ASSERT_EQ(0, ext2_mount());
-	for (i = 0; i < cold; i++) {
-		snprintf(path, sizeof(path), DIR "/disk/room%d", i);
-		ASSERT_EQ(0, write_elf(path, 1, 0, 0x90 + i, 20, 256, id[i]));
-	}
-	sync();
-	ASSERT_EQ(0, reload_mmap3("read_timeout_ms=15000"));
-	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	daemon = hung_beside_cold(1, DIR "/disk/room%d", cold, id, "read_timeout_ms=15000");
 	ASSERT_LT(0, daemon);
 	fd = session_open();
 	ASSERT_LE(0, fd);
