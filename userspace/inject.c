@@ -46,6 +46,7 @@
 #include "perf/reader.h"
 #include "perf/writer.h"
 #include "pidset.h"
+#include "round.h"
 #include "stream_input.h"
 
 /* A round of perf's held before it is written, at most (perf rounds are its buffers' size). */
@@ -89,18 +90,7 @@ struct inject {
 	/* The feed's HEADER_BUILD_ID entries, written at the next round. */
 	uint8_t *ids;
 	size_t ids_len, ids_cap;
-	/* perf's round: its records, 8-aligned, each followed by its payload. */
-	struct round_rec {
-		size_t off;
-		uint64_t payload;
-		uint64_t time;
-		int has_time;
-		int in_header;
-		struct pend *match;
-	} *recs;
-	size_t nr_recs, recs_cap;
-	uint8_t *rbuf;
-	size_t rlen, rcap;
+	struct round round;		/* perf's, until written */
 	/*
 	 * Times: perf's newest; what perf report delivers at the next
 	 * FINISHED_ROUND (the newest at the last one); what it delivered.
@@ -159,18 +149,26 @@ static int all_add(struct inject *j, struct pend *p)
 	return 0;
 }
 
+static void pend_free(struct inject *j, struct pend *p)
+{
+	match_remove(&j->match, &p->match);
+	free(p->capture);
+	free(p->body);
+	free(p);
+}
+
 /* Is process @pid perf's, as far as perf's stream has said? */
 static int perfs(struct inject *j, uint32_t pid)
 {
 	return j->o->all_processes || pidset_has(&j->pids, pid);
 }
 
-/* A capture decided: copied if its process is perf's, else dropped. */
-static void decide_capture(struct inject *j, struct pend *p)
+/* The capture waiting with @p decided: copied if @take, else dropped. */
+static void decide_capture(struct inject *j, struct pend *p, int take)
 {
 	if (!p->capture)
 		return;
-	session_capture(&j->feed.s, p->capture, p->match.matched || perfs(j, p->id.pid));
+	session_capture(&j->feed.s, p->capture, take);
 	free(p->capture);
 	p->capture = NULL;
 }
@@ -234,15 +232,9 @@ static int take_one(struct inject *j, const struct perf_event_header *h, struct 
 	}
 	p->match.body = (const void *)p->body;
 	p->match.time = p->id.time;
-	if (mapping_is_mmap(p->match.body) && match_add(&j->match, &p->match)) {
-		free(p->body);
-		free(p);
-		return -1;
-	}
-	if (all_add(j, p)) {
-		match_remove(&j->match, &p->match);
-		free(p->body);
-		free(p);
+	if ((mapping_is_mmap(p->match.body) && match_add(&j->match, &p->match)) ||
+	    all_add(j, p)) {
+		pend_free(j, p);
 		return -1;
 	}
 	*last = p;
@@ -289,32 +281,9 @@ static int wait_dump(struct inject *j)
 
 /* ---- perf's round ---- */
 
-static const struct perf_event_header *round_header(const struct inject *j, size_t k)
-{
-	return (const void *)(j->rbuf + j->recs[k].off);
-}
-
-static int round_room(struct inject *j, size_t n)
-{
-	return grow(&j->rbuf, &j->rcap, j->rlen, n, 1 << 20);
-}
-
-static int round_payload(void *arg, const void *buf, size_t len)
-{
-	struct inject *j = arg;
-
-	if (round_room(j, len))
-		return err_mem();
-	memcpy(j->rbuf + j->rlen, buf, len);
-	j->rlen += len;
-	return 0;
-}
-
 /* Keep one of perf's records (and its payload) for the round. */
-static int round_add(struct inject *j, const struct perf_rec *rec)
+static int keep(struct inject *j, const struct perf_rec *rec)
 {
-	struct round_rec *r;
-
 	/* A round is held whole: a payload announced past that is refused, not trusted. */
 	if (rec->payload > PAYLOAD_MAX) {
 		msg_err("%s: offset %llu: a record announcing %llu bytes "
@@ -328,46 +297,12 @@ static int round_add(struct inject *j, const struct perf_rec *rec)
 	 * matching or time: with nothing of the round before them, they go
 	 * out at once, however many perf sends (one build-id each, at its end).
 	 */
-	if (rec->in_header && !rec->payload && !j->nr_recs) {
+	if (rec->in_header && !rec->payload && !j->round.nr) {
 		j->st->records++;
 		/* Before -o FILE is open, only attrs come: its header takes them. */
 		return j->out_open ? perf_writer_header_record(&j->out, rec->h, NULL, 0) : 0;
 	}
-	if (j->nr_recs == j->recs_cap) {
-		size_t cap = j->recs_cap ? 2 * j->recs_cap : 4096;
-
-		r = realloc(j->recs, cap * sizeof(*r));
-		if (!r)
-			return err_mem();
-		j->recs = r;
-		j->recs_cap = cap;
-	}
-	j->rlen = ALIGN8(j->rlen);
-	if (round_room(j, rec->h->size))
-		return err_mem();
-	r = &j->recs[j->nr_recs++];
-	*r = (struct round_rec){ .off = j->rlen, .payload = rec->payload, .time = rec->time,
-				 .has_time = rec->has_time, .in_header = rec->in_header };
-	memcpy(j->rbuf + j->rlen, rec->h, rec->h->size);
-	j->rlen += rec->h->size;
-	if (rec->payload && perf_reader_payload(&j->in, round_payload, j)) {
-		msg_err("%s", perf_reader_error(&j->in));
-		return -1;
-	}
-	return 0;
-}
-
-/* Does mmap3 record this mapping at all (an executable file's)? */
-static int mmap3_would_have(const struct perf_event_header *h)
-{
-	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
-	const char *name = (const char *)h + fixed;
-
-	if (mapping_is_kernel(h))
-		return 1;
-	if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
-		return 0;
-	return name[0] == '/' && strncmp(name, "//anon", 6);
+	return round_add(&j->round, &j->in, rec);
 }
 
 /*
@@ -381,9 +316,9 @@ static int match_round(struct inject *j, int *before_session)
 	int missing = 0;
 
 	*before_session = 0;
-	for (k = 0; k < j->nr_recs; k++) {
-		struct round_rec *r = &j->recs[k];
-		const struct perf_event_header *h = round_header(j, k);
+	for (k = 0; k < j->round.nr; k++) {
+		struct round_rec *r = &j->round.recs[k];
+		const struct perf_event_header *h = round_header(&j->round, k);
 		struct match_rec *m;
 
 		if (r->match || !mapping_is_mmap(h))
@@ -392,7 +327,7 @@ static int match_round(struct inject *j, int *before_session)
 		r->match = m ? (void *)((uint8_t *)m - offsetof(struct pend, match)) : NULL;
 		if (r->match)
 			continue;
-		if (!mmap3_would_have(h))
+		if (!mapping_mmap3_records(h))
 			continue;
 		missing = 1;
 		if (!r->has_time || !r->time || !j->session_start || r->time < j->session_start ||
@@ -410,7 +345,7 @@ static int write_pend(struct inject *j, struct pend *p)
 	struct sample_id id = p->id;
 
 	p->written = 1;
-	decide_capture(j, p);
+	decide_capture(j, p, p->match.matched || perfs(j, p->id.pid));
 	if (p->match.matched)
 		return 0;
 	memcpy(&h, p->body, sizeof(h));
@@ -447,9 +382,7 @@ static void retire(struct inject *j, uint64_t limit)
 	while (j->head < j->cursor && j->all[j->head]->key <= limit) {
 		struct pend *p = j->all[j->head++];
 
-		match_remove(&j->match, &p->match);
-		free(p->body);
-		free(p);
+		pend_free(j, p);
 	}
 }
 
@@ -459,25 +392,22 @@ static void drop_captures(struct inject *j)
 	size_t k;
 
 	for (k = j->cursor; k < j->len; k++)
-		if (j->all[k]->capture) {
-			session_capture(&j->feed.s, j->all[k]->capture, 0);
-			free(j->all[k]->capture);
-			j->all[k]->capture = NULL;
-		}
+		decide_capture(j, j->all[k], 0);
 }
 
 static int write_perf_record(struct inject *j, size_t k)
 {
-	const struct round_rec *r = &j->recs[k];
-	const struct perf_event_header *h = round_header(j, k);
+	const struct round_rec *r = &j->round.recs[k];
+	const struct perf_event_header *h = round_header(&j->round, k);
+	const struct pend *p = r->match;
 	uint8_t buf[MAPPING_REC_MAX + 1];
 	const void *rec = h;
 
-	if (r->match && mapping_is_kernel(h)) {
-		if (kernel_map_cut(buf, h, (const void *)r->match->body))
+	if (p && mapping_is_kernel(h)) {
+		if (kernel_map_cut(buf, h, (const void *)p->body))
 			rec = buf;
-	} else if (r->match) {
-		int size = mapping_give_build_id(buf, h, (const void *)r->match->body);
+	} else if (p) {
+		int size = mapping_give_build_id(buf, h, (const void *)p->body);
 
 		if (size < 0)
 			j->st->too_long++;
@@ -537,8 +467,8 @@ static int write_round(struct inject *j, int end)
 			return -1;
 		match_round(j, &before_session);
 	}
-	for (k = 0; k < j->nr_recs; k++) {
-		const struct perf_event_header *h = round_header(j, k);
+	for (k = 0; k < j->round.nr; k++) {
+		const struct perf_event_header *h = round_header(&j->round, k);
 
 		/* mmap3's build-ids after perf's header records, before any event. */
 		if (j->ids_len && round_event(h) && write_ids(j))
@@ -559,8 +489,7 @@ static int write_round(struct inject *j, int end)
 		if (write_perf_record(j, k))
 			return -1;
 	}
-	j->nr_recs = 0;
-	j->rlen = 0;
+	round_clear(&j->round);
 	if (end && ((j->ids_len && write_ids(j)) || write_due(j, j->max_time)))
 		return -1;
 	/* No FINISHED_ROUND at all: perf sorts the whole stream at its end. */
@@ -714,9 +643,9 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 		}
 		if (rec.has_time && rec.time > j.max_time)
 			j.max_time = rec.time;
-		if (round_add(&j, &rec))
+		if (keep(&j, &rec))
 			goto out;
-		if ((rec.h->type == PERF_RECORD_FINISHED_ROUND || j.rlen > ROUND_MAX) &&
+		if ((rec.h->type == PERF_RECORD_FINISHED_ROUND || j.round.len > ROUND_MAX) &&
 		    write_round(&j, 0))
 			goto out;
 	}
@@ -754,15 +683,12 @@ out:
 	/* perf's data went through whole: the file is kept, whatever mmap3's part. */
 	if (close_output(&j, whole))
 		ret = -1;
+	for (k = j.head; k < j.len; k++)
+		pend_free(&j, j.all[k]);
 	match_free(&j.match);
-	for (k = j.head; k < j.len; k++) {
-		free(j.all[k]->body);
-		free(j.all[k]);
-	}
 	free(j.all);
 	free(j.ids);
-	free(j.recs);
-	free(j.rbuf);
+	round_free(&j.round);
 	pidset_free(&j.pids);
 	perf_reader_close(&j.in);
 	st->signal = j.input.signal;

@@ -23,6 +23,18 @@ int mapping_is_user(const struct perf_event_header *h)
 	return mapping_is_mmap(h) && !mapping_is_kernel(h);
 }
 
+int mapping_mmap3_records(const struct perf_event_header *h)
+{
+	size_t fixed = h->type == PERF_RECORD_MMAP ? PERF_MMAP_FIXED : PERF_MMAP2_FIXED;
+	const char *name = (const char *)h + fixed;
+
+	if (mapping_is_kernel(h))
+		return 1;
+	if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+		return 0;
+	return name[0] == '/' && strncmp(name, "//anon", 6);
+}
+
 int mapping_record_pid(const struct perf_event_header *h, uint32_t *pid)
 {
 	switch (h->type) {

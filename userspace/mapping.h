@@ -27,6 +27,11 @@
 int mapping_is_mmap(const struct perf_event_header *h);
 int mapping_is_kernel(const struct perf_event_header *h);
 int mapping_is_user(const struct perf_event_header *h);
+/*
+ * Does mmap3 record mapping @h at all: the kernel's, or an executable
+ * file's (not a data mapping, nor anonymous memory, [vdso] or the like)?
+ */
+int mapping_mmap3_records(const struct perf_event_header *h);
 
 /* The process a COMM, EXIT, FORK (the child), MMAP or MMAP2 is about: 1 and *@pid, or 0. */
 int mapping_record_pid(const struct perf_event_header *h, uint32_t *pid);
