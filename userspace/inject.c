@@ -174,12 +174,10 @@ static void decide_capture(struct inject *j, struct pend *p, int take)
 }
 
 /*
- * The capture offered for @last's mapping: copied at once if its
- * process is perf's already (the sooner, the likelier the file is still
- * the one mapped); else it waits with the mapping, decided when perf's
- * stream has passed its time (write_pend()): the process may be perf's
- * yet unnamed (perf writes what it saw later than the module), or not
- * perf's at all.
+ * The capture offered for @last's mapping: copied at once if its process
+ * is perf's already (the file is then likelier the one mapped); else it
+ * waits with the mapping until perf's stream has passed its time
+ * (write_pend()): perf writes what it saw later than the module does.
  */
 static int take_capture(struct inject *j, struct pend *last, const struct feed_capture *c)
 {
@@ -657,6 +655,9 @@ int inject_run(const struct inject_opts *o, struct inject_stats *st)
 	if (r < 0)
 		msg_warn("%s: kept the records before it", perf_reader_error(&j.in));
 	if (!j.out_open && j.in.nr_attrs && open_output(&j))
+		goto out;
+	/* What was mapped before perf's end, though the thread has not read it yet. */
+	if (j.session_up && (feed_sync(&j.feed, SYNC_WAIT_SECONDS) || take(&j)))
 		goto out;
 	if (j.out_open && write_round(&j, 1))
 		goto out;

@@ -102,8 +102,11 @@ check "... all $n mappings in the side file" \
 	sh -c "test \$('$mmap3' dump walk.data | grep -c ' /usr/lib/walk-') -eq '$n'"
 if perf record -q -e cpu-clock -o - -- true >stream.data 2>/dev/null; then
 	rm -f walk
-	# perf records while the walk goes on: inject adds what falls in its time.
-	perf record -q -e cpu-clock -o - -- sh -c ". '$(dirname "$0")/../lib/tap.sh'; tap_wait_for walk 30" \
+	# perf records while the walk goes on: inject adds what falls in its
+	# time.  A second more after it: the stand-in stamps CLOCK_MONOTONIC,
+	# perf its own clock, and what is newer than perf's last record is
+	# left out.
+	perf record -q -e cpu-clock -o - -- sh -c ". '$(dirname "$0")/../lib/tap.sh'; tap_wait_for walk 30; sleep 1" \
 		2>/dev/null | MMAP3_FAKE=ring=1,walk=$tmp/walk "$fake" inject --all-processes \
 		--no-capture -b 64k -o walk-inject.data 2>err
 	rc=$?
