@@ -102,7 +102,7 @@ struct capture_req {
 void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred)
 {
 	mutex_init(&c->lock);
-	c->cred = cred;
+	c->cred = get_cred(cred);
 	c->root = (struct path){ };
 	xa_init_flags(&c->handles, XA_FLAGS_ALLOC1);
 	hash_init(c->seen);
@@ -588,6 +588,7 @@ void mmap3_capture_destroy(struct mmap3_capture *c)
 		kfree(e);
 	if (c->root.mnt)
 		path_put(&c->root);
+	put_cred(c->cred);
 }
 
 int mmap3_capture_module_init(void)

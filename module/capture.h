@@ -36,6 +36,7 @@ struct mmap3_capture {
 	u64 denied;			/* ... the opener may not read the mapper's files */
 };
 
+/* Judge and read as @cred (a reference of its own, put by _destroy()). */
 void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred);
 void mmap3_capture_destroy(struct mmap3_capture *c);
 

@@ -52,7 +52,7 @@ void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 	memset(out, 0, sizeof(*out));
 	INIT_LIST_HEAD(&out->node);
 	mmap3_ring_init(&out->ring);
-	mmap3_capture_init(&out->capture, get_cred(cred));
+	mmap3_capture_init(&out->capture, cred);
 	init_waitqueue_head(&out->wait);
 	init_waitqueue_head(&out->room_wait);
 	out->pid_ns = get_pid_ns(pid_ns);
@@ -65,7 +65,6 @@ void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 void mmap3_output_destroy(struct mmap3_output *out)
 {
 	mmap3_capture_destroy(&out->capture);
-	put_cred(out->capture.cred);
 	put_pid_ns(out->pid_ns);
 	mmap3_ring_free(&out->ring);
 }
