@@ -2184,20 +2184,73 @@ TEST(dump_counts_a_locked_process_by_its_mappings)
 }
 
 /*
+ * A child that runs @step(@arg) and stays until held_release(): its
+ * pid, and in *@said what @step returned ('m': done; else which step
+ * failed, its errno lost with the child), or 0 if it died first.
+ */
+struct held {
+	pid_t pid;
+	int release;		/* closing it lets the child exit */
+};
+
+static char held_start(struct held *h, char (*step)(void *arg), void *arg)
+{
+	int up[2], down[2];
+	char said = 0;
+
+	h->pid = -1;
+	if (pipe(up) || pipe(down))
+		return 0;
+	h->pid = fork_child();
+	if (h->pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		said = step(arg);
+		if (write(up[1], &said, 1) != 1 || read(down[0], &said, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	h->release = down[1];
+	if (h->pid < 0 || read(up[0], &said, 1) != 1)
+		said = 0;
+	close(up[0]);
+	return said;
+}
+
+/* Let the child exit and reap it: 0, or -1. */
+static int held_release(struct held *h)
+{
+	close(h->release);
+	return waitpid(h->pid, NULL, 0) == h->pid ? 0 : -1;
+}
+
+/* A container of one process: its own mounts, a file mapped from one. */
+static char map_in_own_namespace(void *dev)
+{
+	return unshare(CLONE_NEWNS) ? 'u' :
+	       mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? 'p' :
+	       mount(dev, DIR "/nsmnt", "ext2", 0, NULL) ? 'M' :
+	       write_elf(DIR "/nsmnt/prog", 1, 0, 0x5a, 20, 256, NULL) ? 'w' :
+	       map_exec(DIR "/nsmnt/prog") == MAP_FAILED ? 'x' : 'm';
+}
+
+/*
  * A mount namespace the session saw is let go soon after its last
  * process is gone, while the session goes on: a container's filesystems
  * unmount as it exits, and their loop devices can be detached.  (The
  * cache of namespace ids held each /proc/PID/ns/mnt open until its slot
- * was needed or the last session ended.)  The oracle: an exclusive open
- * of the loop device, refused (EBUSY) while a filesystem on it is
- * mounted in any namespace.
+ * was needed or the last session ended: for ever, as far as this test
+ * waits.)  The oracle: an exclusive open of the loop device, refused
+ * (EBUSY) while a filesystem on it is mounted in any namespace.
  */
-TEST(mount_namespace_let_go_with_its_process)
+TEST_F_TIMEOUT(slow, mount_namespace_let_go_with_its_process, 120)
 {
-	int fd, bdev = -1, up[2], down[2], i;
+	int fd, bdev = -1, i;
 	struct records r = { 0 };
-	char dev[64] = "", c;
-	pid_t kid;
+	char dev[64] = "";
+	struct held kid;
 	FILE *p;
 
 	mkdir(DIR, 0755);
@@ -2217,35 +2270,14 @@ TEST(mount_namespace_let_go_with_its_process)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
 	ASSERT_EQ(0, read_dump(fd, &r));
-	ASSERT_EQ(0, pipe(up));
-	ASSERT_EQ(0, pipe(down));
-	kid = fork_child();
-	ASSERT_LE(0, kid);
-	if (kid == 0) {
-		/* A container of one process: its own mounts, a file mapped from one. */
-		close(up[0]);
-		close(down[1]);
-		c = unshare(CLONE_NEWNS) ? 'u' :
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? 'p' :
-		    mount(dev, DIR "/nsmnt", "ext2", 0, NULL) ? 'M' :
-		    write_elf(DIR "/nsmnt/prog", 1, 0, 0x5a, 20, 256, NULL) ? 'w' :
-		    map_exec(DIR "/nsmnt/prog") == MAP_FAILED ? 'x' : 'm';
-		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(up[1]);
-	close(down[0]);
-	/* 'm': mapped; else the step that failed (errno lost with the child). */
-	ASSERT_EQ(1, read(up[0], &c, 1));
-	ASSERT_EQ('m', c);
+	ASSERT_EQ('m', held_start(&kid, map_in_own_namespace, dev));
 	/* Its record is out: the worker has looked at its namespace. */
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_FLUSH));
 	ASSERT_EQ(0, read_available(fd, &r));
-	EXPECT_NE(NULL, find_mmap(&r, kid, DIR "/nsmnt/prog", 0));
-	close(down[1]);
-	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
-	for (i = 0; i < 50 && bdev < 0; i++) {
+	EXPECT_NE(NULL, find_mmap(&r, kid.pid, DIR "/nsmnt/prog", 0));
+	ASSERT_EQ(0, held_release(&kid));
+	/* The sweep runs each second; 30 s is for a loaded machine, not a bound measured. */
+	for (i = 0; i < 300 && bdev < 0; i++) {
 		bdev = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
 		if (bdev < 0)
 			usleep(100000);
@@ -2260,7 +2292,20 @@ TEST(mount_namespace_let_go_with_its_process)
 	records_free(&r);
 	ASSERT_EQ(0, sh("for d in $(losetup -a | grep " DIR "/ns.img | cut -d: -f1); do "
 			"losetup -d $d; done; rm -f " DIR "/ns.img"));
-	close(up[0]);
+}
+
+/* An flock on DIR/locked, and 400 mappings of it through that open file. */
+static char lock_and_map(void *unused)
+{
+	int f = open(DIR "/locked", O_RDWR | O_CLOEXEC), i;
+
+	(void)unused;
+	if (f < 0 || flock(f, LOCK_EX))
+		return 'l';
+	for (i = 0; i < 400; i++)
+		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0) == MAP_FAILED)
+			return 'x';
+	return 'm';
 }
 
 /*
@@ -2276,43 +2321,19 @@ TEST(mount_namespace_let_go_with_its_process)
 TEST_F_TIMEOUT(slow, dump_lets_go_for_a_stalled_reader, 120)
 {
 	struct mmap3_stats st;
-	int fd, up[2], down[2], i, lk = -1, locked = 0;
-	char c;
-	pid_t kid;
+	int fd, i, lk = -1, locked = 0;
+	struct held kid;
 
 	mkdir(DIR, 0755);
 	ASSERT_EQ(0, write_elf(DIR "/locked", 1, 0, 0x5b, 20, 4096, NULL));
-	ASSERT_EQ(0, pipe(up));
-	ASSERT_EQ(0, pipe(down));
-	kid = fork_child();
-	ASSERT_LE(0, kid);
-	if (kid == 0) {
-		int f = open(DIR "/locked", O_RDWR | O_CLOEXEC);
-
-		close(up[0]);
-		close(down[1]);
-		c = 'm';
-		if (f < 0 || flock(f, LOCK_EX))
-			c = 'l';
-		for (i = 0; i < 400 && c == 'm'; i++)
-			if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, f, 0) == MAP_FAILED)
-				c = 'x';
-		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(up[1]);
-	close(down[0]);
-	ASSERT_EQ(1, read(up[0], &c, 1));
-	ASSERT_EQ('m', c);
+	ASSERT_EQ('m', held_start(&kid, lock_and_map, NULL));
 	fd = session_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
-	ASSERT_EQ(0, session_filter(fd, 0, 1, &kid));
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &kid.pid));
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
 	sleep(2);		/* the dump has filled the buffer, and waits */
-	close(down[1]);
-	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+	ASSERT_EQ(0, held_release(&kid));
 	for (i = 0; i < 60 && !locked; i++) {
 		lk = open(DIR "/locked", O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, lk);
@@ -2328,7 +2349,6 @@ TEST_F_TIMEOUT(slow, dump_lets_go_for_a_stalled_reader, 120)
 	ASSERT_EQ(0, get_stats(fd, &st));
 	EXPECT_LT(0, st.lost_buffer);
 	close(fd);
-	close(up[0]);
 	unlink(DIR "/locked");
 }
 
