@@ -68,7 +68,8 @@ static long ioctl_abi_version(void __user *uarg)
 		return -EINVAL;
 	ver.major = MMAP3_ABI_MAJOR;
 	ver.minor = MMAP3_ABI_MINOR;
-	ver.features = MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER;
+	ver.features = MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER |
+		       MMAP3_FEATURE_CAPTURE_BY_FILE;
 	return copy_struct_out(uarg, &ver, sizeof(ver), usize);
 }
 

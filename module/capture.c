@@ -24,9 +24,15 @@
  * CAPTURE_STUCK_MAX of them (EAGAIN beyond).  Bytes all in the page cache
  * of a file already opened are copied in the ioctl, without I/O.
  *
- * The set of build-ids a session remembers as offered is bounded
- * (capture_ids); the oldest released ones are forgotten first, and a
- * forgotten id is offered again at its next mapping.
+ * What a session remembers as offered is a build-id in a file (device,
+ * inode, generation), not a build-id alone: the id is the file's own
+ * claim, and a user who maps a crafted ELF carrying libc's build-id
+ * before libc is seen must not be the only file offered for it.  Each
+ * file claiming an id is offered once, with MMAP3_MMAP_ROOT_OWNED for a
+ * file only root could have written, and the tool keeps the one to
+ * trust.  The set is bounded (capture_ids); the oldest released ones are
+ * forgotten first, and a forgotten one is offered again at its next
+ * mapping.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,11 +76,19 @@ struct mmap3_captured {
 	u64 gen;			/* tells apart a handle's successive files */
 };
 
-/* A build-id the session has offered. */
+/* Which file claimed a build-id: an inode, as long as it lives. */
+struct seen_file {
+	u64 ino;
+	dev_t dev;
+	u32 generation;
+};
+
+/* A build-id in a file the session has offered. */
 struct seen_id {
 	struct hlist_node node;		/* in ->seen */
 	struct list_head order;		/* in ->seen_order */
 	u32 handle;			/* while held; 0 once released */
+	struct seen_file file;
 	u8 size;
 	u8 data[MMAP3_BUILD_ID_SIZE_MAX];
 };
@@ -115,17 +129,33 @@ void mmap3_capture_init(struct mmap3_capture *c, const struct cred *cred)
 	c->denied = 0;
 }
 
-static u32 id_hash(const u8 *data, u8 size)
+static void seen_file_of(struct file *file, struct seen_file *sf)
 {
-	return siphash(data, size, &id_key);
+	const struct inode *inode = file_inode(file);
+
+	*sf = (struct seen_file){
+		.ino = inode->i_ino,
+		.dev = inode->i_sb->s_dev,
+		.generation = inode->i_generation,
+	};
 }
 
-static struct seen_id *find_id(struct mmap3_capture *c, const struct mmap3_build_id *bid)
+static u32 id_hash(const u8 *data, u8 size, const struct seen_file *sf)
+{
+	/* Users choose ids and inodes alike: the chain is keyed by a secret. */
+	return siphash_3u64(siphash(data, size, &id_key), sf->ino,
+			    (u64)sf->dev << 32 | sf->generation, &id_key);
+}
+
+static struct seen_id *find_id(struct mmap3_capture *c, const struct mmap3_build_id *bid,
+			       const struct seen_file *sf)
 {
 	struct seen_id *e;
 
-	hash_for_each_possible(c->seen, e, node, id_hash(bid->data, bid->size))
-		if (e->size == bid->size && !memcmp(e->data, bid->data, bid->size))
+	hash_for_each_possible(c->seen, e, node, id_hash(bid->data, bid->size, sf))
+		if (e->size == bid->size && !memcmp(e->data, bid->data, bid->size) &&
+		    e->file.ino == sf->ino && e->file.dev == sf->dev &&
+		    e->file.generation == sf->generation)
 			return e;
 	return NULL;
 }
@@ -201,17 +231,44 @@ static bool user_reaches(const struct mmap3_capture *c, struct file *file)
 	return ok;
 }
 
+/*
+ * Could only root have written it?  Owned by root of the initial user
+ * namespace and writable by no one else: through the group bits, by no
+ * ACL either, as they hold an ACL's mask.
+ */
+static bool root_only(const struct inode *inode)
+{
+	return uid_eq(inode->i_uid, GLOBAL_ROOT_UID) && !(inode->i_mode & 0022);
+}
+
+bool mmap3_capture_root_owned(struct file *file)
+{
+	const struct path *p = mmap3_file_user_path(file);
+	struct dentry *parent;
+	bool ok;
+
+	/* Nor one a user could have renamed into a directory of root's. */
+	if (!root_only(file_inode(file)) || IS_ROOT(p->dentry))
+		return false;
+	parent = dget_parent(p->dentry);
+	ok = d_really_is_positive(parent) && root_only(d_inode(parent));
+	dput(parent);
+	return ok;
+}
+
 u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid)
 {
 	struct mmap3_captured *f = NULL;
 	struct seen_id *e = NULL;
+	struct seen_file sf;
 	u32 handle = 0;
 
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		return 0;
+	seen_file_of(file, &sf);
 	mutex_lock(&c->lock);
-	if (find_id(c, bid))
+	if (find_id(c, bid, &sf))
 		goto out;
 	/*
 	 * Not remembered as offered: a later mapping by a process the
@@ -234,9 +291,10 @@ u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *
 	mmap3_file_id_get(&f->id, file);
 	f->gen = ++c->gen;
 	e->handle = handle;
+	e->file = sf;
 	e->size = bid->size;
 	memcpy(e->data, bid->data, bid->size);
-	hash_add(c->seen, &e->node, id_hash(e->data, e->size));
+	hash_add(c->seen, &e->node, id_hash(e->data, e->size, &sf));
 	list_add_tail(&e->order, &c->seen_order);
 	c->nr_seen++;
 	c->held++;

@@ -27,7 +27,7 @@ struct mmap3_capture {
 	struct path root;		/* with a user set: the setter's root; else none */
 	struct xarray handles;		/* handle -> struct mmap3_captured */
 	unsigned int held;		/* handles held */
-	DECLARE_HASHTABLE(seen, 10);	/* build-ids offered, by id */
+	DECLARE_HASHTABLE(seen, 10);	/* build-ids in files offered */
 	struct list_head seen_order;	/* the same, oldest first */
 	unsigned int nr_seen;
 	u64 gen;			/* files given handles, ever */
@@ -42,12 +42,17 @@ void mmap3_capture_destroy(struct mmap3_capture *c);
 
 /*
  * Offer @file, mapped by process @tgid with build-id @bid: a new handle
- * if the id is new to the session, the opener may read @tgid's files
+ * if the id in this file is new to the session, the opener may read @tgid's files
  * (as /proc/PID/map_files requires) and there is room, else 0.  May
  * sleep.
  */
 u32 mmap3_capture_offer(struct mmap3_capture *c, struct file *file, struct pid *tgid,
 			const struct mmap3_build_id *bid);
+/*
+ * Were @file and the directory it was mapped from written by root alone
+ * (MMAP3_MMAP_ROOT_OWNED)?  Never waits on the filesystem.
+ */
+bool mmap3_capture_root_owned(struct file *file);
 /*
  * The record carrying @handle was lost, or the tool wants none of its
  * process's files: forget the id, so it is offered again.  -ENOENT if

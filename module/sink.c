@@ -316,7 +316,7 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_
 {
 	const struct mmap3_event *ev = src->ev;
 	struct mmap3_record_mmap *rec;
-	u32 handle = 0;
+	u32 handle = 0, root_owned = 0;
 	u64 time;
 	pid_t tgid;
 
@@ -324,6 +324,8 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_
 		return true;
 	if (out->filter.flags & MMAP3_FILTER_CAPTURE)
 		handle = mmap3_capture_offer(&out->capture, ev->file, ev->tgid, src->bid);
+	if (handle && mmap3_capture_root_owned(ev->file))
+		root_owned = MMAP3_MMAP_ROOT_OWNED;
 	time = mmap3_output_time(out, &ev->time);
 	rec = output_room(out, src->size, time, wait);
 	if (rec) {
@@ -332,6 +334,7 @@ bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_
 		rec->pid = tgid;
 		rec->tid = ev->pid ? pid_nr_ns(ev->pid, out->pid_ns) : tgid;
 		rec->capture = handle;
+		rec->flags |= root_owned;
 	}
 	if (output_commit(out, rec, src->size))
 		return true;

@@ -347,6 +347,58 @@ TEST_F(capture, capture_keeps_deleted_file)
 	records_free(&r2);
 }
 
+/*
+ * A build-id is a file's own claim: each file claiming one is offered,
+ * once, and only a file that root alone could have written is marked
+ * so; not one of another owner, nor one in a directory others may
+ * write to.
+ */
+TEST_F(capture, every_file_claiming_a_build_id_offered)
+{
+	static const char *const files[] = {
+		DIR "/claim_root", DIR "/claim_user", DIR "/open/claim_tmp",
+	};
+	static const int root_owned[] = { 1, 0, 0 };
+	struct mmap3_record_mmap *m;
+	struct mmap3_record_header *h;
+	int i, offers = 0;
+
+	mkdir(DIR "/open", 0755);
+	ASSERT_EQ(0, chmod(DIR "/open", 01777));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, write_elf(files[i], 1, 0, 0x2c, 20, 256, NULL));
+		ASSERT_EQ(0, chmod(files[i], 0755));
+	}
+	ASSERT_EQ(0, chown(files[1], 1000, 1000));
+	ASSERT_EQ(0, session_filter(self->fd, MMAP3_FILTER_CAPTURE, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	for (i = 0; i < 3; i++)
+		ASSERT_NE(MAP_FAILED, map_exec(files[i]));
+	ASSERT_NE(MAP_FAILED, map_exec(files[0]));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+
+	for (i = 0; i < 3; i++) {
+		m = find_mmap(&self->r, getpid(), files[i], 0);
+		ASSERT_NE(NULL, m);
+		EXPECT_NE(0, m->capture) {
+			TH_LOG("%s: not offered", files[i]);
+		}
+		EXPECT_EQ(root_owned[i], !!(m->flags & MMAP3_MMAP_ROOT_OWNED)) {
+			TH_LOG("%s: flags %#x", files[i], m->flags);
+		}
+	}
+	/* Four mappings, three files: three offers. */
+	for (h = (void *)self->r.buf; (char *)h < self->r.buf + self->r.len;
+	     h = (void *)((char *)h + h->size)) {
+		m = (void *)h;
+		if (h->type == MMAP3_RECORD_MMAP && strstr(m->path, "claim_") && m->capture)
+			offers++;
+	}
+	EXPECT_EQ(3, offers);
+	for (i = 0; i < 3; i++)
+		unlink(files[i]);
+}
+
 TEST_F(capture, mprotect_to_exec)
 {
 	struct mmap3_record_mmap *m;

@@ -53,7 +53,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		4
+#define MMAP3_ABI_MINOR		5
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -127,6 +127,8 @@ struct mmap3_abi_version {
 /* 2.3: the buffer can be mapped (struct mmap3_ring_control). */
 #define MMAP3_FEATURE_MAPPED_BUFFER	(1ULL << 0)
 #define MMAP3_FEATURE_CAPTURE_USER	(1ULL << 1)
+/* 2.5: captures offered once per file, not per build-id; MMAP3_MMAP_ROOT_OWNED. */
+#define MMAP3_FEATURE_CAPTURE_BY_FILE	(1ULL << 2)
 
 /*
  * Records.  read() on /dev/mmap3 returns whole records, each starting with
@@ -185,6 +187,13 @@ struct mmap3_build_id {
 #define MMAP3_MMAP_PATH_TRUNCATED (1U << 4)
 /* A struct mmap3_mmap_ns follows @path (since 2.1; always set by 2.1). */
 #define MMAP3_MMAP_NS		(1U << 5)
+/*
+ * Set with a capture handle (2.5): the file and the directory it was
+ * mapped from are owned by root of the initial user namespace and
+ * writable by no one else, as a distribution's files are; a file a user
+ * made is not.  Only root could have put these bytes there.
+ */
+#define MMAP3_MMAP_ROOT_OWNED	(1U << 6)
 
 /*
  * MMAP3_RECORD_MMAP: a file-backed mapping that is executable (or, with
@@ -198,8 +207,9 @@ struct mmap3_build_id {
  * @mtime_sec, @mtime_nsec: the file's modification time in the state its
  *		@build_id was read in
  * @capture:	with MMAP3_FILTER_CAPTURE, on the session's first record of a
- *		build-id: a handle for MMAP3_IOC_CAPTURE_READ of the mapped file;
- *		0 otherwise
+ *		build-id (since 2.5: of a build-id in a file, so two files
+ *		claiming one id are both offered): a handle for
+ *		MMAP3_IOC_CAPTURE_READ of the mapped file; 0 otherwise
  * @build_id:	of the mapped file itself, not of what its path names now
  * @path:	NUL-terminated path (without " (deleted)"), padded to the
  *		record size; paths are resolved from the initial root (a
@@ -486,7 +496,8 @@ struct mmap3_stats {
  * deleted, through the handle in its first record.  The session holds the
  * file until MMAP3_IOC_CAPTURE_RELEASE or close; at most MMAP3_CAPTURE_MAX
  * handles are held at once, and the module's capture_ids bounds how many
- * build-ids a session remembers as offered (records beyond either carry
+ * build-ids (since 2.5: build-ids of files, by device, inode and
+ * generation) a session remembers as offered (records beyond either carry
  * none; the file is offered again at a later mapping).  Only bytes the
  * opener could read itself are handed out: a handle is offered only if
  * the opener may read the mapping process's files, as /proc/PID/map_files
