@@ -282,6 +282,7 @@ int capture_open(struct capture *c, const char *dir)
 	size_t n;
 
 	memset(c, 0, sizeof(*c));
+	capture_claims_init(&c->claims);
 	c->dir = dir;
 	c->dirfd = -1;
 	if (capture_sudo_user(&c->owner_uid, &c->owner_gid)) {
@@ -343,6 +344,7 @@ void capture_close(struct capture *c)
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 	c->dirfd = -1;
+	capture_claims_free(&c->claims);
 }
 
 /* Where the stored file is read from: a capture handle or a file. */
@@ -656,13 +658,81 @@ static int changed(struct capture *c, const char *path, const struct elf_buildid
 }
 
 /*
+ * A copy already there for @want: kept (counted), unless this session
+ * stored it from a file not root's alone and @root_owned is the file of
+ * root's that replaces it (returns the claim).
+ */
+static struct capture_claim *existing_copy(struct capture *c, const struct mmap3_build_id *want,
+					   int root_owned, const char *path)
+{
+	struct capture_claim *old = capture_claims_find(&c->claims, want);
+
+	if (old && !old->root_owned && root_owned > 0)
+		return old;
+	if (old) {
+		c->stats.claimed++;
+	} else {
+		c->stats.cached++;
+		/* Kept as it was: later claims of the id do not replace it. */
+		if (capture_claims_set(&c->claims, want, 1, NULL, path))
+			msg_err("out of memory");
+	}
+	return NULL;
+}
+
+/*
+ * Point the .build-id link at the new copy, atomically, and drop the
+ * copy it named, stored by this session from a file not root's alone.
+ */
+static int repoint(struct capture *c, int xxfd, const char *xx, const char *name,
+		   const char *target, const struct capture_claim *old, const char *base,
+		   const char *path)
+{
+	char tmp[2 * MMAP3_BUILD_ID_SIZE_MAX + 32], gone[PATH_MAX + 256];
+	int fd, given;
+
+	snprintf(tmp, sizeof(tmp), ".%s.mmap3-%d", name, (int)getpid());
+	unlinkat(xxfd, tmp, 0);
+	if (symlinkat(target, xxfd, tmp)) {
+		msg_err("%s/%s/%s: %s", c->dir, xx, tmp, strerror(errno));
+		return -1;
+	}
+	given = give_made(c, xxfd, tmp, S_IFLNK, tmp);
+	if (given) {
+		unlinkat(xxfd, tmp, 0);
+		return given < 0 ? -1 : 0;
+	}
+	if (renameat(xxfd, tmp, xxfd, name)) {
+		msg_err("%s/%s/%s: cannot replace the link: %s", c->dir, xx, name,
+			strerror(errno));
+		unlinkat(xxfd, tmp, 0);
+		return -1;
+	}
+	snprintf(gone, sizeof(gone), "%s/%s/%s", c->dir, old->dirs, base);
+	fd = beneath_mkdirs(c->dirfd, old->dirs, c->mode, &c->made);
+	if (fd < 0 || unlinkat(fd, base, 0))
+		msg_warn("%s: cannot remove it: %s", gone, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	msg_warn("%s: kept this root-owned file's copy of its build-id over the one stored "
+		 "from %s, which root did not own alone (%s removed)", path,
+		 old->path ? old->path : "another file", gone);
+	c->stats.replaced++;
+	return 0;
+}
+
+/*
  * Store @src, whose build-id must be @want, for @path, as @base ("elf",
  * or "vdso" as perf names the vdso's); @size is its size if known, else
- * 0.  Neither a file over the limits nor one without the id costs a copy.
+ * 0; @root_owned 1 if only root could have written the file, 0 if not,
+ * -1 unknown.  Neither a file over the limits nor one without the id
+ * costs a copy.
  */
 static int store(struct capture *c, const struct source *src, const char *path,
-		 const struct mmap3_build_id *want, uint64_t size_known, const char *base)
+		 const struct mmap3_build_id *want, uint64_t size_known, const char *base,
+		 int root_owned)
 {
+	struct capture_claim *old = NULL;
 	char hex[2 * MMAP3_BUILD_ID_SIZE_MAX + 1], rel[PATH_MAX], dirs[PATH_MAX];
 	char target[PATH_MAX], elf[PATH_MAX + 256], xx[16], link[PATH_MAX + 256];
 	struct precheck pre = { .src = src };
@@ -713,9 +783,11 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	if (xxfd < 0)
 		return mkdirs_failed(c, xx, path);
 	if (!fstatat(xxfd, hex + 2, &st, AT_SYMLINK_NOFOLLOW)) {
-		c->stats.cached++;
-		ret = 0;
-		goto out;
+		old = existing_copy(c, want, root_owned, path);
+		if (!old) {
+			ret = 0;
+			goto out;
+		}
 	}
 	/* Larger than it may be?  One byte past the limit tells, whatever the size. */
 	limit = capture_limit(c, &by_total);
@@ -748,6 +820,12 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	hexfd = beneath_mkdirs(c->dirfd, dirs, c->mode, &c->made);
 	if (hexfd < 0) {
 		ret = mkdirs_failed(c, dirs, path);
+		goto out;
+	}
+	/* The copy it replaces, at the same name: the new one takes it. */
+	if (old && old->dirs && !strcmp(old->dirs, dirs) && unlinkat(hexfd, base, 0) &&
+	    errno != ENOENT) {
+		msg_err("%s: cannot replace it: %s", elf, strerror(errno));
 		goto out;
 	}
 	if (outfile_open_at(&o, hexfd, base, elf))
@@ -783,8 +861,16 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = 0;
 		goto out;
 	}
+	if (old && strcmp(old->dirs ? old->dirs : "", dirs)) {
+		if (repoint(c, xxfd, xx, hex + 2, target, old, base, path))
+			goto out;
+	} else if (old) {
+		msg_warn("%s: kept this root-owned file's copy of its build-id over the one "
+			 "stored from %s, which root did not own alone", path,
+			 old->path ? old->path : "another file");
+		c->stats.replaced++;
 	/* symlinkat() never follows: a name planted there stays as it is. */
-	if (symlinkat(target, xxfd, hex + 2)) {
+	} else if (symlinkat(target, xxfd, hex + 2)) {
 		if (errno != EEXIST) {
 			msg_err("%s/%s/%s: %s", c->dir, xx, hex + 2,
 				strerror(errno));
@@ -806,7 +892,11 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	} else {
 		c->stats.stored++;
 		c->stats.bytes += (uint64_t)size;
+		if (!root_owned)
+			c->stats.not_root++;
 	}
+	if (capture_claims_set(&c->claims, want, root_owned != 0, dirs, path))
+		msg_err("out of memory");
 	ret = 0;
 out:
 	if (hexfd >= 0)
@@ -820,7 +910,8 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 {
 	const struct source src = { .fd = fd, .handle = m->capture, .path = m->path,
 				    .deadline = deadline(c), .cancel = &c->cancel };
-	int ret = store(c, &src, m->path, &m->build_id, 0, "elf");
+	int root_owned = !c->by_file ? -1 : !!(m->flags & MMAP3_MMAP_ROOT_OWNED);
+	int ret = store(c, &src, m->path, &m->build_id, 0, "elf", root_owned);
 
 	mmap3_device_capture_release(fd, m->capture);
 	return ret;
@@ -839,7 +930,7 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 			src.fd == -1 ? strerror(errno) : file_type_name(&st));
 		return -1;
 	}
-	ret = store(c, &src, path, bid, (uint64_t)st.st_size, "elf");
+	ret = store(c, &src, path, bid, (uint64_t)st.st_size, "elf", -1);
 	close(src.fd);
 	return ret;
 }
@@ -891,7 +982,7 @@ int capture_store_vdso(struct capture *c)
 	/* Two pages of ours, not a file mapped: apart from the counts and limits. */
 	stats = c->stats;
 	spent = c->spent;
-	ret = store(c, &src, "[vdso]", &want, src.mem_len, "vdso");
+	ret = store(c, &src, "[vdso]", &want, src.mem_len, "vdso", -1);
 	c->stats = stats;
 	c->spent = spent;
 	return ret;

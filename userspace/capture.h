@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "beneath.h"
+#include "capture_claims.h"
 
 struct capture_stats {
 	uint64_t stored;	/* files written */
@@ -38,6 +39,10 @@ struct capture_stats {
 	uint64_t too_slow;	/* not read within max_seconds */
 	uint64_t read_failed;	/* reading it failed otherwise */
 	uint64_t short_id;	/* a build-id of one byte: no name in perf's cache */
+	/* Files claiming one build-id (capture_claims.h), not failures: */
+	uint64_t not_root;	/* stored from a file root did not own alone */
+	uint64_t replaced;	/* ... then replaced by a root-owned file's */
+	uint64_t claimed;	/* another file claiming an id already stored: not stored */
 	/* Counted by record.c: */
 	uint64_t abandoned;	/* offered after capturing stopped on an error */
 	uint64_t stopped;	/* given up at a stop signal (capture_worker_cancel) */
@@ -102,6 +107,13 @@ struct capture {
 	 */
 	uid_t owner_uid;
 	gid_t owner_gid;
+	/*
+	 * The module offers each file claiming a build-id and tells which
+	 * are root's alone (ABI 2.5): a copy from another file is replaced
+	 * by a root-owned one's.  Else it offers the first only.
+	 */
+	int by_file;
+	struct capture_claims claims;
 	struct capture_stats stats;
 };
 

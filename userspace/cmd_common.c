@@ -36,6 +36,22 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Files that claimed build-ids stored from others (capture_claims.h):
+ * whose copy a user's perf report will read.
+ */
+static void capture_report_claims(const struct capture_stats *c)
+{
+	if (c->not_root)
+		msg_info("%llu files stored from files root did not own alone (a user's "
+			 "build), %llu of them replaced by a root-owned file claiming the same "
+			 "build-id", (unsigned long long)c->not_root,
+			 (unsigned long long)c->replaced);
+	if (c->claimed)
+		msg_info("%llu more files claimed build-ids already stored, and were not stored",
+			 (unsigned long long)c->claimed);
+}
+
 /* Every file not captured, by cause: none goes unsaid. */
 void capture_report_skipped(const struct capture_stats *c, const char *dir)
 {
@@ -67,6 +83,8 @@ void capture_report_skipped(const struct capture_stats *c, const char *dir)
 	unsigned int i;
 	char list[1024];
 	size_t len = 0;
+
+	capture_report_claims(c);
 
 	/* Under sudo, the module judges as the user who ran it (session.c). */
 	if (!capture_sudo_user(&uid, &gid)) {

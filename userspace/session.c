@@ -65,6 +65,7 @@ static int open_captures(struct session *s)
 	if (capture_open(&s->cap, o->capture_dir))
 		return -1;
 	s->cap_open = 1;
+	s->cap.by_file = !!(s->ver.features & MMAP3_FEATURE_CAPTURE_BY_FILE);
 	if (s->cap.owner_uid != (uid_t)-1 && capture_as(s, s->cap.owner_uid, s->cap.owner_gid))
 		return -1;
 	s->cap.limits = o->capture_limits;

@@ -270,7 +270,7 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	ver->major = MMAP3_ABI_MAJOR;
 	ver->minor = cfg.old ? 3 : MMAP3_ABI_MINOR;
 	ver->features = MMAP3_FEATURE_MAPPED_BUFFER |
-			(cfg.old ? 0 : MMAP3_FEATURE_CAPTURE_USER);
+			(cfg.old ? 0 : MMAP3_FEATURE_CAPTURE_USER | MMAP3_FEATURE_CAPTURE_BY_FILE);
 	return fds[0];
 }
 
