@@ -18,6 +18,7 @@
 #endif
 
 #include "elf_buildid.h"
+#include "sha256.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define IS_BIG_ENDIAN	true
@@ -42,6 +43,8 @@
  * costing the worker more than headers crafted to the read budget do.
  */
 #define MAX_PHDRS	65536u
+/* A Go build id longer than this is not one Go's tools made (83 bytes). */
+#define GO_ID_MAX	256u
 #define MAX_SHDRS	1048576u
 #define MAX_NOTES	1024u
 
@@ -67,6 +70,9 @@ struct reader {
 	bool msb;
 	unsigned int notes;	/* examined so far, against MAX_NOTES */
 	bool stop;		/* a read failed or the caller's budget ran out */
+	bool go_found;		/* @go_id holds a Go build id's derived id */
+	__u8 go_id[ELF_BUILDID_GO_SIZE];
+	__u64 go_off;		/* of that Go build id */
 	struct elf_buildid *bid;
 };
 
@@ -166,6 +172,72 @@ static bool in_file(const struct reader *r, __u64 off, __u64 len)
 	return off <= r->size && len <= r->size - off;
 }
 
+/* What Go's build ids are made of: base64url, no padding. */
+static bool go_id_char(__u8 c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_';
+}
+
+/*
+ * The GNU build-id Go 1.22-1.23's linker writes with -B gobuildid
+ * (cmd/link/internal/ld/elf.go, addbuildinfo()): the first 20 bytes of
+ * notsha256 (SHA-256, every byte complemented: cmd/internal/notsha256)
+ * of the -buildid it was given.  go build links with "A/B/C/A" (the
+ * content id a placeholder, cmd/go/internal/work/buildid.go) and then
+ * writes the real one, "A/B/C/D", into the note: so four fields of 20
+ * characters are hashed with the first in place of the last.  Any other
+ * id (-ldflags=-buildid=X) is hashed as it is.  An id Go never writes
+ * (empty, longer than GO_ID_MAX, with a NUL) derives nothing.
+ */
+static int go_note(struct reader *r, __u64 desc_off, __u32 descsz)
+{
+	__u8 buf[64], first[20], digest[SHA256_DIGEST_BYTES];
+	bool fields = descsz == 83;
+	struct sha256 s;
+	__u32 at, n, i;
+
+	if (!descsz || descsz > GO_ID_MAX)
+		return 0;
+	sha256_init(&s);
+	for (at = 0; at < descsz; at += n) {
+		n = descsz - at < sizeof(buf) ? descsz - at : sizeof(buf);
+		if (get(r, desc_off + at, buf, n))
+			return -1;
+		for (i = 0; i < n; i++) {
+			__u32 pos = at + i;
+
+			if (!buf[i])
+				return 0;
+			if (pos % 21 == 20 ? buf[i] != '/' : !go_id_char(buf[i]))
+				fields = false;
+		}
+		if (!at && n >= sizeof(first))
+			memcpy(first, buf, sizeof(first));
+		/* Held back until it is known to be the fourth field or not. */
+		if (at + n > 63 && descsz == 83)
+			n = at < 63 ? 63 - at : 0;
+		sha256_update(&s, buf, n);
+		if (!n)
+			break;
+	}
+	if (descsz == 83) {
+		if (fields) {
+			sha256_update(&s, first, sizeof(first));
+		} else {
+			if (get(r, desc_off + 63, buf, 20))
+				return -1;
+			sha256_update(&s, buf, 20);
+		}
+	}
+	sha256_final(&s, digest);
+	for (i = 0; i < ELF_BUILDID_GO_SIZE; i++)
+		r->go_id[i] = ~digest[i];
+	r->go_found = true;
+	r->go_off = desc_off;
+	return 0;
+}
+
 /*
  * Look for the GNU build-id among the notes in [off, off + len), laid out
  * with @align (4 or 8) byte padding.  Return 1 if found, 0 if not, -1 if
@@ -206,6 +278,12 @@ static int scan_notes(struct reader *r, __u64 off, __u64 len, __u64 align)
 		if (desc_off + descsz > end)
 			return fail(r, MMAP3_BUILDID_CORRUPT, pos);
 
+		if (type == ELF_BUILDID_GO_NOTE_TYPE && namesz == 4 && !r->go_found) {
+			if (get(r, name_off, name, sizeof(name)))
+				return -1;
+			if (!memcmp(name, "Go\0\0", 4) && go_note(r, desc_off, descsz))
+				return -1;
+		}
 		if (type == ELF_BUILDID_NOTE_TYPE && namesz == 4) {
 			if (get(r, name_off, name, sizeof(name)))
 				return -1;
@@ -394,6 +472,17 @@ int elf_buildid_parse_buf(elf_buildid_read_t read, void *ctx, __u64 file_size,
 	if (scan_table(&r, &ph, &phdr_notes) > 0 ||
 	    (!r.stop && scan_table(&r, &sh, &shdr_notes) > 0))
 		bid->status = MMAP3_BUILDID_FOUND;
+	/*
+	 * No GNU build-id anywhere (not "could not look"): Go's own id
+	 * stands in.  Go 1.24 on writes both, the GNU one in a section only.
+	 */
+	if (bid->status == MMAP3_BUILDID_NO_NOTE && r.go_found) {
+		bid->status = MMAP3_BUILDID_FOUND;
+		bid->kind = MMAP3_BUILDID_GO;
+		bid->size = ELF_BUILDID_GO_SIZE;
+		bid->offset = r.go_off;
+		memcpy(bid->id, r.go_id, ELF_BUILDID_GO_SIZE);
+	}
 	if (bid->status != MMAP3_BUILDID_FOUND)
 		bid->size = 0;
 	return bid->status;

@@ -14,6 +14,10 @@
 
 /* The note type of a GNU build-id, with the name "GNU". */
 #define ELF_BUILDID_NOTE_TYPE	3
+/* The note type of a Go build id, with the name "Go\0\0" (.note.go.buildid). */
+#define ELF_BUILDID_GO_NOTE_TYPE 4
+/* The size of a build-id derived from a Go build id, as Go's linker makes it. */
+#define ELF_BUILDID_GO_SIZE	20
 
 /*
  * Read up to @len bytes at @off into @buf.  Return the number of bytes
@@ -31,6 +35,8 @@ struct elf_buildid {
 	__u32 status;
 	/* Build-id length; 0 unless status is MMAP3_BUILDID_FOUND. */
 	__u32 size;
+	/* enum mmap3_buildid_kind: where a found id comes from. */
+	__u32 kind;
 	/* File offset of the build-id, or where the problem was found. */
 	__u64 offset;
 	/* The errno of a failed read, for MMAP3_BUILDID_IO_ERROR. */
@@ -40,8 +46,10 @@ struct elf_buildid {
 
 /*
  * Find the GNU build-id note of the ELF file of @file_size bytes read by
- * @read, in PT_NOTE segments first, then in SHT_NOTE sections.  Return
- * and store in @bid->status an enum mmap3_buildid_status.
+ * @read, in PT_NOTE segments first, then in SHT_NOTE sections; a file
+ * with none but a Go build id note gets the id derived from it
+ * (MMAP3_BUILDID_GO).  Return and store in @bid->status an enum
+ * mmap3_buildid_status.
  */
 int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
 		      struct elf_buildid *bid);

@@ -69,7 +69,7 @@ static long ioctl_abi_version(void __user *uarg)
 	ver.major = MMAP3_ABI_MAJOR;
 	ver.minor = MMAP3_ABI_MINOR;
 	ver.features = MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER |
-		       MMAP3_FEATURE_CAPTURE_BY_FILE;
+		       MMAP3_FEATURE_CAPTURE_BY_FILE | MMAP3_FEATURE_DERIVED_IDS;
 	return copy_struct_out(uarg, &ver, sizeof(ver), usize);
 }
 

@@ -302,6 +302,7 @@ static bool parse(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 	memset(bid, 0, sizeof(*bid));
 	bid->status = parsed.status;
 	bid->size = parsed.size;
+	bid->kind = parsed.kind;
 	memcpy(bid->data, parsed.id, parsed.size);
 	return true;
 }

@@ -81,7 +81,8 @@ int mmap3_session_set_filter(struct mmap3_session *s, const struct mmap3_filter 
 	u32 i;
 
 	lockdep_assert_held(&s->config_lock);
-	if ((f->flags & ~(MMAP3_FILTER_DATA | MMAP3_FILTER_CAPTURE | MMAP3_FILTER_INHERIT)) ||
+	if ((f->flags & ~(MMAP3_FILTER_DATA | MMAP3_FILTER_CAPTURE | MMAP3_FILTER_INHERIT |
+			  MMAP3_FILTER_DERIVED)) ||
 	    f->__reserved ||
 	    f->nr_pids > MMAP3_FILTER_MAX_PIDS)
 		return -EINVAL;

@@ -311,9 +311,29 @@ static void write_mmap(struct mmap3_record_mmap *rec, const struct mmap3_record_
 	ns->cgroup = ev->cgroup;
 }
 
-bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
+/*
+ * A session that did not ask for derived build-ids (MMAP3_FILTER_DERIVED)
+ * is told what tools before 2.5 were: the file has no GNU note.
+ */
+static const struct mmap3_record_mmap_src *
+output_ids(const struct mmap3_output *out, const struct mmap3_record_mmap_src *src,
+	   struct mmap3_record_mmap_src *copy, struct mmap3_build_id *none)
+{
+	if (src->bid->status != MMAP3_BUILDID_FOUND || src->bid->kind == MMAP3_BUILDID_GNU ||
+	    (out->filter.flags & MMAP3_FILTER_DERIVED))
+		return src;
+	*none = (struct mmap3_build_id){ .status = MMAP3_BUILDID_NO_NOTE };
+	*copy = *src;
+	copy->bid = none;
+	return copy;
+}
+
+bool mmap3_output_mmap(struct mmap3_output *out, const struct mmap3_record_mmap_src *asked,
 		       bool wait)
 {
+	struct mmap3_record_mmap_src copy;
+	struct mmap3_build_id none;
+	const struct mmap3_record_mmap_src *src = output_ids(out, asked, &copy, &none);
 	const struct mmap3_event *ev = src->ev;
 	struct mmap3_record_mmap *rec;
 	u32 handle = 0, root_owned = 0;

@@ -399,6 +399,52 @@ TEST_F(capture, every_file_claiming_a_build_id_offered)
 		unlink(files[i]);
 }
 
+/*
+ * A file with a Go build id and no GNU one (Go's linker before 1.24, by
+ * default) gets the id Go 1.22's linker writes with -B gobuildid for
+ * that Go build id, marked MMAP3_BUILDID_GO, and a capture handle; only
+ * for a session that asked (MMAP3_FILTER_DERIVED): to others it has no
+ * build-id, as before 2.5.
+ */
+TEST_F(capture, go_build_id_derived_when_asked)
+{
+	static const char desc[] =
+		"6R_pxBuKg5vk3kvZwQVd/ukQA5nNnHTfSGpfN2UP4/HzaOZOEgyhmnkGcEnDgd/BLr8tBvlOl-jYey4eUb8";
+	static const uint8_t want[20] = {
+		0x64, 0xcd, 0x3e, 0x98, 0x78, 0x20, 0x98, 0xc1, 0x31, 0x6c,
+		0x00, 0xa6, 0x30, 0x10, 0xe6, 0xf4, 0x5b, 0xc6, 0x34, 0x82,
+	};
+	struct mmap3_record_mmap *m;
+	struct records r2 = { };
+	int fd2 = session_open();
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, write_go_elf(DIR "/go_only", desc));
+	ASSERT_EQ(0, session_filter(self->fd, MMAP3_FILTER_DERIVED | MMAP3_FILTER_CAPTURE, 1,
+				    &(pid_t){ getpid() }));
+	ASSERT_EQ(0, session_filter(fd2, MMAP3_FILTER_CAPTURE, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	enable_and_skip_dump(_metadata, fd2, &r2);
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/go_only"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, flush_and_read(fd2, &r2));
+
+	m = find_mmap(&self->r, getpid(), DIR "/go_only", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_TRUE(build_id_is(&m->build_id, want, sizeof(want)));
+	EXPECT_EQ(MMAP3_BUILDID_GO, m->build_id.kind);
+	EXPECT_NE(0, m->capture);
+	m = find_mmap(&r2, getpid(), DIR "/go_only", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_NO_NOTE, m->build_id.status);
+	EXPECT_EQ(0, m->build_id.size);
+	EXPECT_EQ(0, m->build_id.kind);
+	EXPECT_EQ(0, m->capture);
+	close(fd2);
+	records_free(&r2);
+	unlink(DIR "/go_only");
+}
+
 TEST_F(capture, mprotect_to_exec)
 {
 	struct mmap3_record_mmap *m;

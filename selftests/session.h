@@ -205,6 +205,25 @@ static inline int write_elf(const char *path, int is64, int msb, uint8_t fill, u
 	return ret;
 }
 
+/* Write an ELF file whose one note is the Go build id @desc (as Go's linker before 1.24). */
+/* Write an ELF file whose one note is the Go build id @desc (as Go's linker before 1.24). */
+static inline int write_go_elf(const char *path, const char *desc)
+{
+	struct elf e = new_elf(1, 0, 1, 0);
+	uint64_t end;
+	int fd, ret = -1;
+
+	end = add_note(&e, 256, "Go\0", 4, 4, (const uint8_t *)desc, (uint32_t)strlen(desc), 4);
+	add_ph(&e, 0, 4, 256, end - 256, 4);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd >= 0 && write(fd, e.buf, e.size) == (ssize_t)e.size)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(e.buf);
+	return ret;
+}
+
 /* mmap @path PROT_READ|PROT_EXEC; the mapping stays. */
 static inline void *map_exec(const char *path)
 {

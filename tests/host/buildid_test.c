@@ -470,6 +470,126 @@ static void test_hostile_notes(void)
 	free(e.buf);
 }
 
+/* An ELF file whose one PT_NOTE holds a Go build id note @desc, then @gnu if set. */
+static struct elf go_elf(const char *desc, uint32_t descsz, const uint8_t *gnu)
+{
+	struct elf e = new_elf(1, 0, 1, 0);
+	uint64_t at = 256, end;
+
+	end = add_note(&e, at, "Go\0", 4, 4, (const uint8_t *)desc, descsz, 4);
+	if (gnu)
+		end = add_buildid(&e, end, gnu, 20, 4);
+	add_ph(&e, 0, 4, at, end - at, 4);
+	return e;
+}
+
+static int hex_is(const struct elf_buildid *bid, const char *hex)
+{
+	char got[2 * MMAP3_BUILD_ID_SIZE_MAX + 1];
+	uint32_t i;
+
+	for (i = 0; i < bid->size; i++)
+		sprintf(got + 2 * i, "%02x", bid->id[i]);
+	got[2 * bid->size] = '\0';
+	return bid->status == MMAP3_BUILDID_FOUND && bid->kind == MMAP3_BUILDID_GO &&
+	       !strcmp(got, hex);
+}
+
+/*
+ * A file with a Go build id and no GNU one gets the id Go's linker
+ * derives with -B gobuildid.  The oracles: what Go 1.22's and 1.23's
+ * linkers wrote as the GNU build-id next to these Go build ids (go build
+ * -ldflags=-B=gobuildid), and Python's hashlib for the crafted ones.
+ */
+static void test_go_build_id(void)
+{
+	static const struct {
+		const char *desc, *want, *what;
+	} cases[] = {
+		{ "6R_pxBuKg5vk3kvZwQVd/ukQA5nNnHTfSGpfN2UP4/HzaOZOEgyhmnkGcEnDgd/BLr8tBvlOl-jYey4eUb8",
+		  "64cd3e98782098c1316c00a63010e6f45bc63482", "Go 1.22's linker" },
+		{ "DXRMZgR7aUBLEdIbbgqh/Eicoihyu10HcNEdnLP-2/hdfkTCTXfqVAvYghT8IX/PCut_7VvkVLyJuARiFxe",
+		  "5db377e3b9a607508409f14f088235438e6a4ce1", "Go 1.23's linker" },
+		{ "AAAAAAAAAAAAAAAAAAAA/BBBBBBBBBBBBBBBBBBBB/CCCCCCCCCCCCCCCCCCCC/DDDDDDDDDDDDDDDDDDDD",
+		  "351f4450f8c384146b71f8b10e63593951477a76", "four fields: the last hashed as the first" },
+		{ "AAAAAAAAAAAAAAAAAAAA/BBBBBBBBBBBBBBBBBBBB/CCCCCCCCCCCCCCCCCCCC+DDDDDDDDDDDDDDDDDDDD",
+		  "87462fb42e729f3dad86c4c510d0090d2ccb409f", "83 bytes, not four fields: hashed as it is" },
+		{ "redacted", "4976e6500ffe27c99db6bfc5dabb045d27ccf7b0", "-buildid=redacted" },
+	};
+	static const uint8_t gnu[20] = { 0x11, 0x22, 0x33 };
+	char big[300];
+	struct elf_buildid bid;
+	struct elf e;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e = go_elf(cases[i].desc, (uint32_t)strlen(cases[i].desc), NULL);
+		parse(&e, e.size, &bid);
+		CHECK(hex_is(&bid, cases[i].want), "Go build id, %s: derived id", cases[i].what);
+		free(e.buf);
+	}
+	/* A GNU note wins, before or after the Go one. */
+	e = go_elf(cases[0].desc, 83, gnu);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_FOUND && bid.kind == MMAP3_BUILDID_GNU &&
+	      bid.size == 20 && !memcmp(bid.id, gnu, 20), "a GNU build-id beside a Go one is the id");
+	free(e.buf);
+	/* Ids Go never writes derive nothing. */
+	memset(big, 'a', sizeof(big));
+	e = go_elf(big, 257, NULL);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "a Go build id of 257 bytes: no id (status %u)",
+	      bid.status);
+	free(e.buf);
+	e = go_elf(big, 256, NULL);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_FOUND && bid.kind == MMAP3_BUILDID_GO,
+	      "a Go build id of 256 bytes: derived");
+	free(e.buf);
+	e = go_elf("", 0, NULL);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "an empty Go build id: no id");
+	free(e.buf);
+	e = go_elf("abc\0def", 7, NULL);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "a Go build id with a NUL: no id");
+	free(e.buf);
+	/* Cut inside the note: corrupt, as any note. */
+	e = go_elf(cases[0].desc, 83, NULL);
+	add_ph(&e, 0, 4, 256, 12 + 4 + 40, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_CORRUPT, "a Go note overrunning its segment: corrupt "
+	      "(status %u)", bid.status);
+	free(e.buf);
+	e = go_elf(cases[0].desc, 83, NULL);
+	parse(&e, 256 + 12 + 4 + 40, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_TRUNCATED, "a file ending in its Go note: truncated "
+	      "(status %u)", bid.status);
+	free(e.buf);
+	/* Another owner's note of type 4, or Go's of another type: not a Go build id. */
+	e = new_elf(1, 0, 1, 0);
+	add_ph(&e, 0, 4, 256, add_note(&e, 256, "GNU", 4, 4, (const uint8_t *)"redacted", 8, 4) - 256, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "a GNU note of type 4: no id");
+	free(e.buf);
+	e = new_elf(1, 0, 1, 0);
+	add_ph(&e, 0, 4, 256, add_note(&e, 256, "Go\0", 4, 3, (const uint8_t *)"redacted", 8, 4) - 256, 4);
+	parse(&e, e.size, &bid);
+	CHECK(bid.status == MMAP3_BUILDID_NO_NOTE, "a Go note of type 3: no id");
+	free(e.buf);
+	/* The parser's budget holds: the Go note costs reads like any. */
+	e = go_elf(cases[0].desc, 83, NULL);
+	{
+		struct mem m = { .buf = e.buf, .size = e.size };
+		static uint8_t win[4096];
+
+		elf_buildid_parse_buf(mem_read, &m, e.size, &bid, win, sizeof(win));
+		CHECK(m.reads == 1 && bid.status == MMAP3_BUILDID_FOUND,
+		      "a Go build id in the first page costs one read (%d)", m.reads);
+	}
+	free(e.buf);
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -494,5 +614,6 @@ int main(int argc, char **argv)
 	test_stopped_reads();
 	test_hostile_offsets();
 	test_hostile_notes();
+	test_go_build_id();
 	return tap_done();
 }

@@ -34,9 +34,10 @@ static inline void put(struct elf *e, uint64_t off, uint64_t v, int bytes)
 
 static inline void put_bytes(struct elf *e, uint64_t off, const void *p, size_t len)
 {
-	if (len)
-		put(e, off + len - 1, e->buf && off + len - 1 < e->size ?
-		    e->buf[off + len - 1] : 0, 1);
+	if (!len)
+		return;
+	if (off + len > e->size)
+		put(e, off + len - 1, 0, 1);
 	memcpy(e->buf + off, p, len);
 }
 

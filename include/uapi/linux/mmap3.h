@@ -129,6 +129,8 @@ struct mmap3_abi_version {
 #define MMAP3_FEATURE_CAPTURE_USER	(1ULL << 1)
 /* 2.5: captures offered once per file, not per build-id; MMAP3_MMAP_ROOT_OWNED. */
 #define MMAP3_FEATURE_CAPTURE_BY_FILE	(1ULL << 2)
+/* 2.5: MMAP3_FILTER_DERIVED, enum mmap3_buildid_kind. */
+#define MMAP3_FEATURE_DERIVED_IDS	(1ULL << 3)
 
 /*
  * Records.  read() on /dev/mmap3 returns whole records, each starting with
@@ -162,15 +164,34 @@ struct mmap3_record_header {
 };
 
 /*
+ * enum mmap3_buildid_kind - where a found build-id comes from (2.5)
+ * @MMAP3_BUILDID_GNU:	the file's GNU build-id note
+ * @MMAP3_BUILDID_GO:	derived from its Go build id note
+ *			(.note.go.buildid), for a file with no GNU note: the
+ *			20 bytes Go 1.22-1.23's linker writes as the GNU
+ *			build-id with -B gobuildid (docs/identity.md)
+ *
+ * Only sessions that ask (MMAP3_FILTER_DERIVED) get any but GNU ids;
+ * others get MMAP3_BUILDID_NO_NOTE for those files, as before 2.5.
+ */
+enum mmap3_buildid_kind {
+	MMAP3_BUILDID_GNU	= 0,
+	MMAP3_BUILDID_GO	= 1,
+	MMAP3_BUILDID_NR_KIND,
+};
+
+/*
  * struct mmap3_build_id - a build-id, or why there is none
  * @status:	enum mmap3_buildid_status
  * @size:	bytes of @data in use (0 unless @status is FOUND)
+ * @kind:	enum mmap3_buildid_kind, with @status FOUND (2.5; 0 before)
  * @data:	the build-id, zero-padded
  */
 struct mmap3_build_id {
 	__u8 status;
 	__u8 size;
-	__u8 __reserved[6];
+	__u8 kind;
+	__u8 __reserved[5];
 	__u8 data[MMAP3_BUILD_ID_SIZE_MAX];
 };
 
@@ -359,13 +380,17 @@ struct mmap3_record_dump_done {
  *		process whose parents, as they are at each of its mappings,
  *		include one of @pids (up to 64 generations up; a process
  *		whose parent exited before it mapped anything is reparented,
- *		and no longer descends from it)
+ *		and no longer descends from it);
+ *		MMAP3_FILTER_DERIVED (2.5): a file without a GNU build-id
+ *		note gets one derived from what it has (enum
+ *		mmap3_buildid_kind), captures included
  * @nr_pids:	number of @pids in use; 0 means every process
  * @pids:	process ids (tgids) in the opener's pid namespace
  */
 #define MMAP3_FILTER_DATA	(1U << 0)
 #define MMAP3_FILTER_CAPTURE	(1U << 1)
 #define MMAP3_FILTER_INHERIT	(1U << 2)
+#define MMAP3_FILTER_DERIVED	(1U << 3)
 #define MMAP3_FILTER_MAX_PIDS	64
 
 struct mmap3_filter {
