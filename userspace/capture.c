@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "elf_note_add.h"
 #include "device.h"
 #include "escape.h"
 #include "hash.h"
@@ -845,6 +846,24 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		else if (size == -3)
 			ret = unreadable(c, src, at, err);
 		goto out;
+	}
+	/* Derived: perf reads the copy only with the id in its own GNU note. */
+	if (want->kind != MMAP3_BUILDID_GNU) {
+		const char *why;
+
+		size = elf_note_add(o.fd, (uint64_t)size, want->data, want->size, &why);
+		if (size < 0) {
+			outfile_abort(&o);
+			if (why) {
+				msg_err("%s: %s: perf would not read a copy without its build-id; "
+					"not captured", path, why);
+				c->stats.no_note++;
+				ret = 0;
+			} else {
+				msg_err("%s: cannot write: %s", elf, strerror(errno));
+			}
+			goto out;
+		}
 	}
 	/* The stored bytes must be the mapped build's. */
 	if (!has_build_id(o.fd, (uint64_t)size, want, &bid)) {

@@ -39,6 +39,7 @@ struct capture_stats {
 	uint64_t too_slow;	/* not read within max_seconds */
 	uint64_t read_failed;	/* reading it failed otherwise */
 	uint64_t short_id;	/* a build-id of one byte: no name in perf's cache */
+	uint64_t no_note;	/* a derived id, and no room for its note (elf_note_add.h) */
 	/* Files claiming one build-id (capture_claims.h), not failures: */
 	uint64_t not_root;	/* stored from a file root did not own alone */
 	uint64_t replaced;	/* ... then replaced by a root-owned file's */

@@ -78,6 +78,7 @@ void capture_report_skipped(const struct capture_stats *c, const char *dir)
 		{ c->too_slow, "not read within --capture-max-seconds" },
 		{ c->read_failed, "that could not be read" },
 		{ c->short_id, "with a build-id too short for perf's cache" },
+		{ c->no_note, "with a derived build-id and section headers it cannot be added to" },
 	};
 	uint64_t total = 0;
 	unsigned int i;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "device.h"
 #include "escape.h"
 #include "msg.h"
 #include "perf/reader.h"
@@ -150,6 +151,10 @@ static void dump_status(const struct dumper *d, uint64_t time, uint32_t pid, uin
 		fprintf(d->f, d->json ? "\"%s\"" : "status=%s", name);
 	else
 		fprintf(d->f, d->json ? "%u" : "status=%u", e->status);
+	if (e->kind) {
+		key(d, "kind");
+		fprintf(d->f, d->json ? "\"%s\"" : "kind=%s", mmap3_kind_name(e->kind));
+	}
 	key(d, "flags");
 	fprintf(d->f, d->json ? "[" : "flags=");
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {

@@ -131,6 +131,8 @@ static void print_id(const struct mmap3_build_id *bid, const char *name)
 		escape_json(stdout, name, 4096);
 		printf(", \"status\": ");
 		escape_json(stdout, mmap3_status_str(bid->status, buf, sizeof(buf)), 64);
+		if (bid->status == MMAP3_BUILDID_FOUND)
+			printf(", \"kind\": \"%s\"", mmap3_kind_name(bid->kind));
 		putchar('}');
 		return;
 	}
@@ -144,6 +146,11 @@ static void print_id(const struct mmap3_build_id *bid, const char *name)
 		printf("%02x", bid->data[i]);
 	putchar(' ');
 	escape_text(stdout, name, 4096);
+	/* Not the file's own note: said, after what perf buildid-list would print. */
+	if (bid->kind == MMAP3_BUILDID_GO)
+		printf(" (derived from its Go build id)");
+	else if (bid->kind != MMAP3_BUILDID_GNU)
+		printf(" (derived, kind %u)", bid->kind);
 	putchar('\n');
 }
 
@@ -188,7 +195,7 @@ static const struct mmap3_record_header *query_next(struct session *s)
 static int buildid_of_dump(const char *module, pid_t pid)
 {
 	struct session_opts so = {
-		.filter = { .size = sizeof(so.filter) },
+		.filter = { .size = sizeof(so.filter), .flags = MMAP3_FILTER_DERIVED },
 		.clock = MMAP3_CLOCK_LOCAL,
 	};
 	const struct mmap3_record_header *h;
@@ -253,8 +260,10 @@ static int buildid_of_dump(const char *module, pid_t pid)
 /* Map PATH executable here and let the module tell its build-id. */
 static int buildid_of_path(const char *path)
 {
+	/* The id a file without a GNU note gets too (a module before 2.5 gives none). */
 	struct session_opts so = {
-		.filter = { .size = sizeof(so.filter), .nr_pids = 1, .pids = { getpid() } },
+		.filter = { .size = sizeof(so.filter), .flags = MMAP3_FILTER_DERIVED, .nr_pids = 1,
+			    .pids = { getpid() } },
 		.clock = MMAP3_CLOCK_LOCAL,
 	};
 	const struct mmap3_record_header *h;

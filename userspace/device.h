@@ -151,5 +151,21 @@ static inline const struct mmap3_mmap_ns *mmap3_record_ns_root(const struct mmap
 
 /* A build-id status for messages: its description, or "status N". */
 const char *mmap3_status_str(unsigned int status, char *buf, size_t len);
+/*
+ * Where a found build-id comes from (enum mmap3_buildid_kind), as dump
+ * and buildid print it: "gnu" (the file's own note), "go" (derived from
+ * its Go build id); "unknown" for a kind of a newer module.
+ */
+static inline const char *mmap3_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case MMAP3_BUILDID_GNU:
+		return "gnu";
+	case MMAP3_BUILDID_GO:
+		return "go";
+	default:
+		return "unknown";
+	}
+}
 
 #endif /* MMAP3_DEVICE_H */

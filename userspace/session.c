@@ -103,6 +103,15 @@ int session_open(struct session *s, const struct session_opts *o)
 		filter.flags |= MMAP3_FILTER_CAPTURE;
 	else
 		filter.flags &= ~MMAP3_FILTER_CAPTURE;
+	/*
+	 * A derived id (a Go program's) only where its copy is kept: perf
+	 * reads no file for an id but one whose own note holds it, not even
+	 * the file at the mapped path (docs/identity.md).
+	 */
+	if (s->capturing)
+		filter.flags |= MMAP3_FILTER_DERIVED;
+	if (!(s->ver.features & MMAP3_FEATURE_DERIVED_IDS))
+		filter.flags &= ~MMAP3_FILTER_DERIVED;
 	if (mmap3_device_setup(s->dev, &filter, o->clock, o->buffer_size) ||
 	    mmap3_records_init(&s->records, s->dev))
 		return -1;

@@ -215,7 +215,7 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 	const struct mmap3_mmap_ns *ns = parts->ns;
 	struct side_status_entry e;
 
-	if (m->build_id.status == MMAP3_BUILDID_FOUND &&
+	if (m->build_id.status == MMAP3_BUILDID_FOUND && m->build_id.kind == MMAP3_BUILDID_GNU &&
 	    !(m->flags & SIDE_STATUS_FLAGS & ~MMAP3_MMAP_DUMP) &&
 	    (!ns || ((!ns->mnt_ns || ns->mnt_ns == s->own_mnt_ns) && !parts->root_len)))
 		return 0;
@@ -226,6 +226,7 @@ static int keep_status(struct side_writer *s, const struct mmap3_record_mmap *m,
 		.tid = m->tid,
 		.flags = m->flags & SIDE_STATUS_FLAGS,
 		.status = m->build_id.status,
+		.kind = m->build_id.status == MMAP3_BUILDID_FOUND ? m->build_id.kind : 0,
 		.mnt_ns = ns ? ns->mnt_ns : 0,
 		.cgroup = ns ? ns->cgroup : 0,
 	};

@@ -23,6 +23,8 @@ struct mmap3_mmap_parts;
  * HEADER_MMAP3_STATUS: what a mapping record of the side file cannot say
  * in perf's terms, for each record that has something to say: a build-id
  * status other than FOUND (TIMEOUT and NO_NOTE look alike in an MMAP2),
+ * a build-id derived rather than the file's GNU one (its kind: a reader
+ * before the field had it zero, GNU),
  * a flag (MMAP3_MMAP_CHANGED, _DELETED, _PATH_TRUNCATED, _DUMP), or a
  * process in a container (another mount namespace than the recorder's,
  * whose record names the file as that process sees it, as perf does).  The
@@ -45,7 +47,8 @@ struct side_status_entry {
 	uint32_t tid;
 	uint32_t flags;			/* MMAP3_MMAP_* */
 	uint8_t status;			/* enum mmap3_buildid_status */
-	uint8_t __reserved[3];
+	uint8_t kind;			/* enum mmap3_buildid_kind, of a FOUND id */
+	uint8_t __reserved[2];
 	uint64_t mnt_ns;		/* struct mmap3_mmap_ns's, 0 if none */
 	uint64_t cgroup;
 };

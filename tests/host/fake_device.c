@@ -126,6 +126,8 @@ static pthread_t thread;
 static atomic_int stopping;
 static int producing;		/* the producer started: DISABLE stops it */
 static uint64_t lost, seq, capture_bytes;
+/* The session asked for derived build-ids (MMAP3_FILTER_DERIVED), as the module takes it. */
+static int derived;
 static atomic_uint_least64_t released, forgotten;
 
 const char *mmap3_device_path(void)
@@ -216,6 +218,7 @@ static void load_files(void)
 		close(efd);
 		files[nr_files].bid.status = (__u8)bid.status;
 		files[nr_files].bid.size = (__u8)bid.size;
+		files[nr_files].bid.kind = (__u8)bid.kind;
 		memcpy(files[nr_files].bid.data, bid.id, bid.size);
 		if (cfg.changed)
 			files[nr_files].bid.data[0] ^= 1;
@@ -270,7 +273,8 @@ int mmap3_device_open(struct mmap3_abi_version *ver)
 	ver->major = MMAP3_ABI_MAJOR;
 	ver->minor = cfg.old ? 3 : MMAP3_ABI_MINOR;
 	ver->features = MMAP3_FEATURE_MAPPED_BUFFER |
-			(cfg.old ? 0 : MMAP3_FEATURE_CAPTURE_USER | MMAP3_FEATURE_CAPTURE_BY_FILE);
+			(cfg.old ? 0 : MMAP3_FEATURE_CAPTURE_USER | MMAP3_FEATURE_CAPTURE_BY_FILE |
+				      MMAP3_FEATURE_DERIVED_IDS);
 	return fds[0];
 }
 
@@ -361,6 +365,7 @@ int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 	uint32_t i;
 
 	(void)fd, (void)clock;
+	derived = filter && (filter->flags & MMAP3_FILTER_DERIVED);
 	if (cfg.ring && ring_alloc(buffer_size ? buffer_size : 4U << 20))
 		return -1;
 	if (cfg.filter && filter) {
@@ -418,6 +423,9 @@ static void put_mmap(const char *path, const struct mmap3_build_id *bid, uint32_
 		m->build_id = *bid;
 	else
 		m->build_id.status = MMAP3_BUILDID_NOT_ELF;
+	/* As the module tells a session that did not ask for derived ids. */
+	if (m->build_id.kind != MMAP3_BUILDID_GNU && !derived)
+		m->build_id = (struct mmap3_build_id){ .status = MMAP3_BUILDID_NO_NOTE };
 	memcpy(m->path, path, strlen(path));
 	if (root) {
 		struct mmap3_mmap_ns *ns = (void *)((char *)m + at);

@@ -119,7 +119,7 @@ check "perf record --out pre.data (a unique prefix of --output): pre.data merged
 
 # Whose mappings are recorded and captured: those perf records.  The
 # filter the session asked for, as the stand-in device saw it (flags:
-# 0x2 capture, 0x4 children too).
+# 0x2 capture, 0x4 children too, 0x8 derived build-ids: captured).
 filtered()
 {
 	rm -f filter
@@ -129,21 +129,21 @@ filtered()
 }
 filtered -- perf record -q -e cpu-clock -o f.data -- ./p
 check "perf record -- CMD: perf and what it starts, children too ($filter, status $rc)" \
-	sh -c "echo '$filter' | grep -qx 'flags 6 pids [0-9]*'"
+	sh -c "echo '$filter' | grep -qx 'flags e pids [0-9]*'"
 sleep 2 &
 bg=$!
 filtered -- perf record -q -e cpu-clock -o f.data -p $bg
-check "perf record -p PID: that process, children too ($filter)" test "$filter" = "flags 6 pids $bg"
+check "perf record -p PID: that process, children too ($filter)" test "$filter" = "flags e pids $bg"
 sleep 2 &
 bg=$!
 filtered -- perf record -q -e cpu-clock -o f.data -i -t $bg
-check "perf record -i -t TID: its process alone ($filter)" test "$filter" = "flags 2 pids $bg"
+check "perf record -i -t TID: its process alone ($filter)" test "$filter" = "flags a pids $bg"
 filtered -- perf record -q -e cpu-clock -o f.data -a -- true
-check "perf record -a -- CMD: every process ($filter)" test "$filter" = "flags 2 pids "
+check "perf record -a -- CMD: every process ($filter)" test "$filter" = "flags a pids "
 sleep 2 &
 bg=$!
 filtered --pid $$ -- perf record -q -e cpu-clock -o f.data -p $bg
-check "record --pid PID: that one, whatever perf records ($filter)" test "$filter" = "flags 6 pids $$"
+check "record --pid PID: that one, whatever perf records ($filter)" test "$filter" = "flags e pids $$"
 wait
 
 # The signal tail: perf has exited, a file is still being copied (a byte
