@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A capture directory is a store Debian's debuginfod serves as it is
+# (issue #44, 1 and 4): debuginfod -F DIR indexes it with no other step,
+# and debuginfod-find fetches /buildid/ID/executable byte for byte as
+# mmap3 stored it: a C program's exact bytes under its GNU build-id, a Go
+# program's (no GNU build-id) copy under its derived id, which the copy's
+# own note carries.  Captures made with the stand-in device (mmap3-fake);
+# debuginfod on a loopback port of its own.  Prints TAP.
+#
+#   tests/host/capture_debuginfod_test.sh MMAP3-FAKE
+set -u
+
+fake=$1
+. "$(dirname "$0")/../lib/tap.sh"
+tap_tmpdir || exit 1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+if ! command -v debuginfod >/dev/null || ! command -v go >/dev/null; then
+	tap_skip "no debuginfod or Go toolchain (tests/setup installs debuginfod and golang-go)"
+	tap_done
+	exit
+fi
+printf 'int main(void) { return 0; }\n' >c.c
+cc -o cprog c.c
+mkdir -p src
+sed 's/spinGoVersionN/spinGoVersion1/' "$top/selftests/progs/gospin.go" >src/main.go
+printf 'module gospin\n\ngo 1.19\n' >src/go.mod
+(cd src && CGO_ENABLED=0 GOPROXY=off GOTOOLCHAIN=local GOFLAGS= go build -o ../goprog .)
+
+printf '%s\0%s\0%s\0%s\0' "$tmp/cprog" /usr/bin/cprog "$tmp/goprog" /usr/bin/goprog >pairs
+MMAP3_FAKE=files=$tmp/pairs "$fake" record -o side.data --capture DIR -- true 2>err
+check "record --capture of a C and a Go program exits 0" test $? -eq 0
+cid=$("$fake" dump side.data | sed -n 's/^  \([0-9a-f]*\) \/usr\/bin\/cprog$/\1/p')
+gid=$("$fake" dump side.data | sed -n 's/^  \([0-9a-f]*\) \/usr\/bin\/goprog$/\1/p')
+check "both have ids in the side file ($cid, $gid)" test -n "$cid" -a -n "$gid"
+
+# A port of our own, on loopback only as far as clients go.
+port=$((20000 + $$ % 20000))
+debuginfod -F -p "$port" -d "$tmp/db.sqlite" -t 0 "$tmp/DIR" >debuginfod.log 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$tmp/client DEBUGINFOD_TIMEOUT=5
+# Asked before the scan found it, a build-id is not asked again for 10
+# minutes (the client's cache_miss_s): here, at once.
+mkdir -p "$tmp/client"
+echo 0 >"$tmp/client/cache_miss_s"
+# fetch ID: what debuginfod serves for it, once its scan has found it (60 s at most).
+fetch()
+{
+	local i path
+	for i in $(seq 120); do
+		path=$(debuginfod-find executable "$1" 2>/dev/null) && { echo "$path"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+cpath=$(fetch "$cid")
+check "debuginfod serves the C program under its GNU build-id" test -n "$cpath"
+check "... the bytes that were mapped" cmp "$tmp/cprog" "$cpath"
+gpath=$(fetch "$gid")
+check "debuginfod serves the Go program under its derived id" test -n "$gpath"
+check "... the copy mmap3 stored, with the id in its own note" \
+	cmp "DIR/.build-id/${gid:0:2}/${gid:2}/elf" "$gpath"
+check "... the Go program's own bytes, but the ELF header's section table fields" \
+	python3 - goprog "$gpath" <<'PY'
+import sys
+a, b = (open(p, 'rb').read() for p in sys.argv[1:3])
+skip = set(range(0x28, 0x30)) | set(range(0x3c, 0x40))
+sys.exit(0 if len(b) > len(a) and all(a[i] == b[i] for i in range(len(a)) if i not in skip)
+         else 1)
+PY
+kill $server 2>/dev/null
+wait $server 2>/dev/null
+trap - EXIT
+tap_done
