@@ -9,7 +9,8 @@
  *
  * The note, a new section name table and a new section header table are
  * appended after the file's bytes; only the ELF header's e_shoff,
- * e_shnum and e_shstrndx change.  Every segment's bytes stay as they
+ * e_shentsize (of a file without section headers), e_shnum and
+ * e_shstrndx change.  Every segment's bytes stay as they
  * were mapped, so the copy symbolizes exactly what ran.
  */
 #ifndef MMAP3_ELF_NOTE_ADD_H

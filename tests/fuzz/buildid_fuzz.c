@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for lib/elf_buildid.c: any input is a file; the parser
  * must return a known status, and a build-id it reports must be bytes of
- * the input at the offset it reports; a large caller-supplied window
+ * the input at the offset it reports (a Go-derived one, 20 bytes of a
+ * note in it); a large caller-supplied window
  * (elf_buildid_parse_buf) must give the very same result as the small
  * one.  ASan and UBSan catch the rest.
  */
@@ -27,9 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (status != (int)bid.status || status < 0 || status >= MMAP3_BUILDID_NR_STATUS)
 		abort();
-	if (status == MMAP3_BUILDID_FOUND &&
+	/* A GNU id is bytes of the file; a derived one is 20 bytes, of a note in it. */
+	if (status == MMAP3_BUILDID_FOUND && bid.kind == MMAP3_BUILDID_GNU &&
 	    (!bid.size || bid.size > MMAP3_BUILD_ID_SIZE_MAX || bid.offset > size ||
 	     bid.size > size - bid.offset || memcmp(bid.id, data + bid.offset, bid.size)))
+		abort();
+	if (status == MMAP3_BUILDID_FOUND && bid.kind == MMAP3_BUILDID_GO &&
+	    (bid.size != ELF_BUILDID_GO_SIZE || bid.offset >= size))
+		abort();
+	if (bid.kind >= MMAP3_BUILDID_NR_KIND || (status != MMAP3_BUILDID_FOUND && bid.kind))
 		abort();
 	if (status != MMAP3_BUILDID_FOUND && bid.size)
 		abort();
