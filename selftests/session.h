@@ -181,6 +181,19 @@ static inline int build_id_is(const struct mmap3_build_id *bid, const uint8_t *i
 	       !memcmp(bid->data, id, size);
 }
 
+/* Write @e at @path (0755) and free it. */
+static inline int write_elf_file(const char *path, struct elf *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755), ret = -1;
+
+	if (fd >= 0 && write(fd, e->buf, e->size) == (ssize_t)e->size)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(e->buf);
+	return ret;
+}
+
 /* Write an ELF file whose build-id is @size bytes of @fill, noted at @note_off. */
 static inline int write_elf(const char *path, int is64, int msb, uint8_t fill, uint32_t size,
 		     uint64_t note_off, uint8_t *id_out)
@@ -188,7 +201,6 @@ static inline int write_elf(const char *path, int is64, int msb, uint8_t fill, u
 	struct elf e = new_elf(is64, msb, 1, 0);
 	uint8_t id[64];
 	uint64_t end;
-	int fd, ret = -1;
 
 	memset(id, fill, sizeof(id));
 	id[0] = (uint8_t)size;
@@ -196,32 +208,18 @@ static inline int write_elf(const char *path, int is64, int msb, uint8_t fill, u
 		memcpy(id_out, id, size);
 	end = add_buildid(&e, note_off, id, size, 4);
 	add_ph(&e, 0, 4, note_off, end - note_off, 4);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (fd >= 0 && write(fd, e.buf, e.size) == (ssize_t)e.size)
-		ret = 0;
-	if (fd >= 0)
-		close(fd);
-	free(e.buf);
-	return ret;
+	return write_elf_file(path, &e);
 }
 
-/* Write an ELF file whose one note is the Go build id @desc (as Go's linker before 1.24). */
 /* Write an ELF file whose one note is the Go build id @desc (as Go's linker before 1.24). */
 static inline int write_go_elf(const char *path, const char *desc)
 {
 	struct elf e = new_elf(1, 0, 1, 0);
 	uint64_t end;
-	int fd, ret = -1;
 
 	end = add_note(&e, 256, "Go\0", 4, 4, (const uint8_t *)desc, (uint32_t)strlen(desc), 4);
 	add_ph(&e, 0, 4, 256, end - 256, 4);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (fd >= 0 && write(fd, e.buf, e.size) == (ssize_t)e.size)
-		ret = 0;
-	if (fd >= 0)
-		close(fd);
-	free(e.buf);
-	return ret;
+	return write_elf_file(path, &e);
 }
 
 /* mmap @path PROT_READ|PROT_EXEC; the mapping stays. */
