@@ -511,6 +511,43 @@ int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u3
 	return bid->status;
 }
 
+int elf_buildid_content(elf_buildid_read_t read, void *ctx, __u64 file_size,
+			struct elf_buildid *bid, void *buf, size_t buf_size)
+{
+	static const char tag[] = ELF_BUILDID_CONTENT_TAG;
+	__u8 digest[SHA256_DIGEST_BYTES], len[8];
+	struct sha256 s;
+	__u64 off;
+	long n;
+	int i;
+
+	memset(bid, 0, sizeof(*bid));
+	sha256_init(&s);
+	sha256_update(&s, tag, sizeof(tag));
+	for (i = 0; i < 8; i++)
+		len[i] = (__u8)(file_size >> (8 * i));
+	sha256_update(&s, len, sizeof(len));
+	for (off = 0; off < file_size; off += (__u64)n) {
+		size_t want = file_size - off < buf_size ? (size_t)(file_size - off) : buf_size;
+
+		n = read(ctx, buf, want, off);
+		if (n <= 0) {
+			bid->status = n == ELF_BUILDID_READ_LIMIT ? MMAP3_BUILDID_LIMIT :
+				      n < 0 ? MMAP3_BUILDID_IO_ERROR : MMAP3_BUILDID_TRUNCATED;
+			bid->error = n < 0 && n != ELF_BUILDID_READ_LIMIT ? (int)-n : 0;
+			bid->offset = off;
+			return bid->status;
+		}
+		sha256_update(&s, buf, (size_t)n);
+	}
+	sha256_final(&s, digest);
+	bid->status = MMAP3_BUILDID_FOUND;
+	bid->kind = MMAP3_BUILDID_CONTENT;
+	bid->size = ELF_BUILDID_CONTENT_SIZE;
+	memcpy(bid->id, digest, ELF_BUILDID_CONTENT_SIZE);
+	return bid->status;
+}
+
 long elf_buildid_mem_read(void *ctx, void *buf, size_t len, __u64 off)
 {
 	const struct elf_buildid_mem *m = ctx;

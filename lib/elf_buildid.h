@@ -72,6 +72,21 @@ int elf_buildid_parse_buf(elf_buildid_read_t read, void *ctx, __u64 file_size,
 int elf_buildid_parse_notes(elf_buildid_read_t read, void *ctx, __u64 size, __u32 align,
 			    struct elf_buildid *bid);
 
+/*
+ * The identity of a file with no build-id note (MMAP3_BUILDID_CONTENT):
+ * the first ELF_BUILDID_CONTENT_SIZE bytes of SHA-256 of
+ * ELF_BUILDID_CONTENT_TAG (its NUL included), the file's size as 8
+ * little-endian bytes, and its @file_size bytes, read through @read in
+ * pieces of @buf_size at @buf.  Return and store in @bid->status FOUND,
+ * or why not: IO_ERROR, LIMIT (the caller's budget), TRUNCATED (the
+ * file ended early).  Two files get one id only if they are the same
+ * bytes, short of a SHA-256 collision in 160 bits.
+ */
+#define ELF_BUILDID_CONTENT_TAG		"mmap3 content identity 1"
+#define ELF_BUILDID_CONTENT_SIZE	20
+int elf_buildid_content(elf_buildid_read_t read, void *ctx, __u64 file_size,
+			struct elf_buildid *bid, void *buf, size_t buf_size);
+
 /* A file in memory, for elf_buildid_mem_read(). */
 struct elf_buildid_mem {
 	const void *buf;

@@ -74,6 +74,17 @@ MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (defaul
 #define PARSE_MAX_READS		16
 #define PARSE_MAX_BYTES		(64U << 10)
 #define PARSE_MAX_CALLS		64
+
+/*
+ * An ELF file with no build-id note gets one from its bytes
+ * (MMAP3_BUILDID_CONTENT), read whole, a page at a time, once per state
+ * of the file like any parse: files up to this size.  Reading it may
+ * take the filesystem calls of its pages, twice over for short reads.
+ */
+static unsigned int content_id_max_mb = 16;
+module_param(content_id_max_mb, uint, 0444);
+MODULE_PARM_DESC(content_id_max_mb,
+		 "Largest ELF file without a build-id note given one from its bytes, in MiB (0: none; default 16)");
 /* Parses of a file that changed while it was read, before giving up. */
 #define PARSE_TRIES		3
 /*
@@ -247,6 +258,7 @@ struct file_reader {
 	unsigned long deadline;		/* jiffies: with @file, give up after */
 	unsigned int reads;		/* the parser's */
 	unsigned int calls;		/* to the filesystem */
+	unsigned int max_calls;		/* 0: PARSE_MAX_CALLS */
 	u32 bytes;
 };
 
@@ -261,7 +273,7 @@ static noinline long file_reader_read(struct file_reader *fr, void *buf, size_t 
 		loff_t pos = off + done;
 		ssize_t n;
 
-		if (++fr->calls > PARSE_MAX_CALLS)
+		if (++fr->calls > (fr->max_calls ?: PARSE_MAX_CALLS))
 			return ELF_BUILDID_READ_LIMIT;
 		/* Its records went out with TIMEOUT: no one waits for more. */
 		if (time_after(jiffies, fr->deadline))
@@ -291,6 +303,34 @@ static long parser_read(void *ctx, void *buf, size_t len, __u64 off)
  * Parse the file read by @fr, of @size bytes.  Returns false if the page
  * cache lacked a page (then nothing is known).
  */
+static long content_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	return file_reader_read(ctx, buf, len, off);
+}
+
+/*
+ * An ELF file without a note: its identity from its bytes, if it is small
+ * enough.  False if the page cache lacked a page; *@parsed unchanged if
+ * the file could not be read whole (it stays NO_NOTE).
+ */
+static bool parse_content(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
+			  struct elf_buildid *parsed)
+{
+	struct elf_buildid content;
+
+	if (!size || size > (loff_t)content_id_max_mb << 20)
+		return true;
+	fr->calls = 0;
+	fr->max_calls = PARSE_MAX_CALLS + 2 * (DIV_ROUND_UP(size, PAGE_SIZE));
+	elf_buildid_content(content_read, fr, size, &content, r->win, PAGE_SIZE);
+	fr->max_calls = 0;
+	if (content.status == MMAP3_BUILDID_IO_ERROR && content.error == EAGAIN && !fr->file)
+		return false;
+	if (content.status == MMAP3_BUILDID_FOUND)
+		*parsed = content;
+	return true;
+}
+
 static bool parse(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 		  struct mmap3_build_id *bid)
 {
@@ -298,6 +338,8 @@ static bool parse(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 
 	elf_buildid_parse_buf(parser_read, fr, size, &parsed, r->win, PAGE_SIZE);
 	if (parsed.status == MMAP3_BUILDID_IO_ERROR && parsed.error == EAGAIN && !fr->file)
+		return false;
+	if (parsed.status == MMAP3_BUILDID_NO_NOTE && !parse_content(r, fr, size, &parsed))
 		return false;
 	memset(bid, 0, sizeof(*bid));
 	bid->status = parsed.status;

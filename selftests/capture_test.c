@@ -445,6 +445,73 @@ TEST_F(capture, go_build_id_derived_when_asked)
 	unlink(DIR "/go_only");
 }
 
+/*
+ * An ELF file with no build-id note of either kind gets an id of its
+ * bytes (MMAP3_BUILDID_CONTENT), for sessions that ask: the same bytes
+ * elsewhere the same id, the file rewritten in place (same size, one
+ * byte changed) another.
+ */
+TEST_F(capture, content_id_for_a_file_without_notes)
+{
+	struct mmap3_record_mmap *m, *m2;
+	struct records r2 = { };
+	uint8_t first[MMAP3_BUILD_ID_SIZE_MAX];
+	struct elf e;
+	int fd2 = session_open(), i;
+
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 2; i++) {
+		e = new_elf(1, 0, 1, 0);
+		add_ph(&e, 0, 1, 0, 4096, 4096);	/* PT_LOAD, no note */
+		put(&e, 4095, 0x5a, 1);
+		ASSERT_EQ(0, write_elf_file(i ? DIR "/nonote_copy" : DIR "/nonote", &e));
+	}
+	ASSERT_EQ(0, session_filter(self->fd, MMAP3_FILTER_DERIVED, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, session_filter(fd2, 0, 1, &(pid_t){ getpid() }));
+	enable_and_skip_dump(_metadata, self->fd, &self->r);
+	enable_and_skip_dump(_metadata, fd2, &r2);
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/nonote"));
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/nonote_copy"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	ASSERT_EQ(0, flush_and_read(fd2, &r2));
+
+	m = find_mmap(&self->r, getpid(), DIR "/nonote", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_FOUND, m->build_id.status);
+	EXPECT_EQ(MMAP3_BUILDID_CONTENT, m->build_id.kind);
+	EXPECT_EQ(20, m->build_id.size);
+	memcpy(first, m->build_id.data, sizeof(first));
+	m2 = find_mmap(&self->r, getpid(), DIR "/nonote_copy", 0);
+	ASSERT_NE(NULL, m2);
+	EXPECT_TRUE(build_id_is(&m2->build_id, first, 20)) {
+		TH_LOG("the same bytes at another path: another id");
+	}
+	m = find_mmap(&r2, getpid(), DIR "/nonote", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_NO_NOTE, m->build_id.status);
+	EXPECT_EQ(0, m->build_id.kind);
+
+	/* Rewritten in place, one byte in its middle: a new id. */
+	e = new_elf(1, 0, 1, 0);
+	add_ph(&e, 0, 1, 0, 4096, 4096);
+	put(&e, 4095, 0x5a, 1);
+	put(&e, 2048, 0x01, 1);
+	ASSERT_EQ(0, write_elf_file(DIR "/nonote", &e));
+	records_free(&self->r);
+	ASSERT_NE(MAP_FAILED, map_exec(DIR "/nonote"));
+	ASSERT_EQ(0, flush_and_read(self->fd, &self->r));
+	m = find_mmap(&self->r, getpid(), DIR "/nonote", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_CONTENT, m->build_id.kind);
+	EXPECT_FALSE(build_id_is(&m->build_id, first, 20)) {
+		TH_LOG("rewritten in place: the old id");
+	}
+	close(fd2);
+	records_free(&r2);
+	unlink(DIR "/nonote");
+	unlink(DIR "/nonote_copy");
+}
+
 TEST_F(capture, mprotect_to_exec)
 {
 	struct mmap3_record_mmap *m;

@@ -814,6 +814,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	 * budget say nothing for sure: the copy is checked once stored.
 	 */
 	if (bid.status != MMAP3_BUILDID_TRUNCATED && bid.status != MMAP3_BUILDID_LIMIT &&
+	    !(want->kind == MMAP3_BUILDID_CONTENT && bid.status == MMAP3_BUILDID_NO_NOTE) &&
 	    !elf_buildid_is(&bid, want)) {
 		ret = changed(c, path, &bid);
 		goto out;
@@ -846,6 +847,16 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		else if (size == -3)
 			ret = unreadable(c, src, at, err);
 		goto out;
+	}
+	/* An id of its bytes: of the bytes copied, before the note is added. */
+	if (want->kind == MMAP3_BUILDID_CONTENT) {
+		elf_buildid_content(elf_buildid_fd_read, &o.fd, (uint64_t)size, &bid, win,
+				    sizeof(win));
+		if (!elf_buildid_is(&bid, want)) {
+			outfile_abort(&o);
+			ret = changed(c, path, &bid);
+			goto out;
+		}
 	}
 	/* Derived: perf reads the copy only with the id in its own GNU note. */
 	if (want->kind != MMAP3_BUILDID_GNU) {

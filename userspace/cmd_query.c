@@ -149,6 +149,8 @@ static void print_id(const struct mmap3_build_id *bid, const char *name)
 	/* Not the file's own note: said, after what perf buildid-list would print. */
 	if (bid->kind == MMAP3_BUILDID_GO)
 		printf(" (derived from its Go build id)");
+	else if (bid->kind == MMAP3_BUILDID_CONTENT)
+		printf(" (derived from its contents)");
 	else if (bid->kind != MMAP3_BUILDID_GNU)
 		printf(" (derived, kind %u)", bid->kind);
 	putchar('\n');

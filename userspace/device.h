@@ -154,7 +154,8 @@ const char *mmap3_status_str(unsigned int status, char *buf, size_t len);
 /*
  * Where a found build-id comes from (enum mmap3_buildid_kind), as dump
  * and buildid print it: "gnu" (the file's own note), "go" (derived from
- * its Go build id); "unknown" for a kind of a newer module.
+ * its Go build id), "content" (from its bytes); "unknown" for a kind of a
+ * newer module.
  */
 static inline const char *mmap3_kind_name(unsigned int kind)
 {
@@ -163,6 +164,8 @@ static inline const char *mmap3_kind_name(unsigned int kind)
 		return "gnu";
 	case MMAP3_BUILDID_GO:
 		return "go";
+	case MMAP3_BUILDID_CONTENT:
+		return "content";
 	default:
 		return "unknown";
 	}

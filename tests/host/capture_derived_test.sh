@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A Go program without a GNU build-id (Go's linker before 1.24, default
-# flags: Debian's golang-go) gets the id derived from its Go build id,
+# flags: Debian's golang-go) gets the id derived from its Go build id, a
+# C program linked --build-id=none one of its bytes,
 # and mmap3 record --capture stores a copy perf accepts for it (issue
 # #43): the copy's own .note.gnu.build-id holds the derived id, every
 # byte of the program as it was but the ELF header's section table
@@ -73,6 +74,31 @@ for perf in $(tap_perfs); do
 		sh -c "$perf buildid-list -i '$link/elf' 2>/dev/null | grep -qx '$want'"
 	check "perf buildid-list lists it for the side file's mapping ($by)" \
 		sh -c "$perf buildid-list -i side.data 2>/dev/null | grep -q '^$want /usr/bin/gospin\$'"
+done
+
+# A C program linked with --build-id=none: an id of its bytes, the
+# oracle Python's hashlib over the tag, the size and the bytes.
+printf 'int main(void) { return 7; }\n' >nb.c
+cc -o nobid nb.c -Wl,--build-id=none
+cwant=$(python3 -c '
+import hashlib, sys
+d = open(sys.argv[1], "rb").read()
+print(hashlib.sha256(b"mmap3 content identity 1\0" + len(d).to_bytes(8, "little") + d).hexdigest()[:40])
+' nobid)
+printf '%s\0%s\0' "$tmp/nobid" /usr/bin/nobid >cpairs
+MMAP3_FAKE=files=$tmp/cpairs "$fake" record -o cside.data --capture CDIR -- true 2>cerr
+clink=CDIR/.build-id/${cwant:0:2}/${cwant:2}
+check "a program without any note: its copy stored under the id of its bytes $cwant" \
+	test -f "$clink/elf"
+check "... its own GNU note holds that id" \
+	sh -c "readelf -n '$clink/elf' | grep -q 'Build ID: $cwant'"
+check "... every byte of the program kept, but the ELF header's section table fields" \
+	"$top/tests/lib/elf_same_but_sections.py" nobid "$clink/elf"
+"$fake" dump cside.data >cdump.txt 2>&1
+check "dump says the mapping's id is derived from its contents" grep -q "kind=content" cdump.txt
+for perf in $(tap_perfs); do
+	check "perf buildid-list reads the content id from the copy ($(tap_perf_label "$perf"))" \
+		sh -c "$perf buildid-list -i '$clink/elf' 2>/dev/null | grep -qx '$cwant'"
 done
 
 # A tool that does not capture asks for no derived id: nothing changes.

@@ -126,6 +126,7 @@ static pthread_t thread;
 static atomic_int stopping;
 static int producing;		/* the producer started: DISABLE stops it */
 static uint64_t lost, seq, capture_bytes;
+static uint8_t content_buf[4096];
 /* The session asked for derived build-ids (MMAP3_FILTER_DERIVED), as the module takes it. */
 static int derived;
 static atomic_uint_least64_t released, forgotten;
@@ -215,6 +216,10 @@ static void load_files(void)
 		if (efd < 0 || fstat(efd, &st))
 			continue;
 		elf_buildid_parse(elf_buildid_fd_read, &efd, (__u64)st.st_size, &bid);
+		/* As the module identifies an ELF file without a note. */
+		if (bid.status == MMAP3_BUILDID_NO_NOTE)
+			elf_buildid_content(elf_buildid_fd_read, &efd, (__u64)st.st_size, &bid,
+					    content_buf, sizeof(content_buf));
 		close(efd);
 		files[nr_files].bid.status = (__u8)bid.status;
 		files[nr_files].bid.size = (__u8)bid.size;

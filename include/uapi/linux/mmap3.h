@@ -170,6 +170,10 @@ struct mmap3_record_header {
  *			(.note.go.buildid), for a file with no GNU note: the
  *			20 bytes Go 1.22-1.23's linker writes as the GNU
  *			build-id with -B gobuildid (docs/identity.md)
+ * @MMAP3_BUILDID_CONTENT: derived from the bytes of an ELF file with no
+ *			build-id note of either kind, of at most the module's
+ *			content_id_max_mb: SHA-256 of a tag, its size and its
+ *			bytes, 20 bytes of it (docs/identity.md)
  *
  * Only sessions that ask (MMAP3_FILTER_DERIVED) get any but GNU ids;
  * others get MMAP3_BUILDID_NO_NOTE for those files, as before 2.5.
@@ -177,6 +181,7 @@ struct mmap3_record_header {
 enum mmap3_buildid_kind {
 	MMAP3_BUILDID_GNU	= 0,
 	MMAP3_BUILDID_GO	= 1,
+	MMAP3_BUILDID_CONTENT	= 2,
 	MMAP3_BUILDID_NR_KIND,
 };
 
