@@ -142,7 +142,8 @@ TEST_F(dev, abi_version)
 	EXPECT_EQ(MMAP3_ABI_MAJOR, ver.major);
 	EXPECT_EQ(MMAP3_ABI_MINOR, ver.minor);
 	/* Every feature this module has, none it has not. */
-	EXPECT_EQ(MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER, ver.features);
+	EXPECT_EQ(MMAP3_FEATURE_MAPPED_BUFFER | MMAP3_FEATURE_CAPTURE_USER |
+		  MMAP3_FEATURE_CAPTURE_BY_FILE | MMAP3_FEATURE_DERIVED_IDS, ver.features);
 }
 
 /* A newer tool's larger struct is accepted if its tail is zero. */
