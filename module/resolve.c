@@ -299,19 +299,20 @@ static long parser_read(void *ctx, void *buf, size_t len, __u64 off)
 	return file_reader_read(fr, buf, len, off);
 }
 
-/*
- * Parse the file read by @fr, of @size bytes.  Returns false if the page
- * cache lacked a page (then nothing is known).
- */
 static long content_read(void *ctx, void *buf, size_t len, __u64 off)
 {
+	/* A page at a time, up to content_id_max_mb of them. */
+	cond_resched();
 	return file_reader_read(ctx, buf, len, off);
 }
 
 /*
  * An ELF file without a note: its identity from its bytes, if it is small
- * enough.  False if the page cache lacked a page; *@parsed unchanged if
- * the file could not be read whole (it stays NO_NOTE).
+ * enough.  Read by a slow reader only, even from the page cache: the
+ * whole file is the work of many parses, which the worker must not do
+ * for every user's files, and slow readers are bounded per user and per
+ * filesystem.  False if the worker should leave it to one; *@parsed
+ * unchanged if the file could not be read whole (it stays NO_NOTE).
  */
 static bool parse_content(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 			  struct elf_buildid *parsed)
@@ -320,17 +321,22 @@ static bool parse_content(struct mmap3_resolver *r, struct file_reader *fr, loff
 
 	if (!size || size > (loff_t)content_id_max_mb << 20)
 		return true;
+	if (!fr->file)
+		return false;
 	fr->calls = 0;
 	fr->max_calls = PARSE_MAX_CALLS + 2 * (DIV_ROUND_UP(size, PAGE_SIZE));
 	elf_buildid_content(content_read, fr, size, &content, r->win, PAGE_SIZE);
 	fr->max_calls = 0;
-	if (content.status == MMAP3_BUILDID_IO_ERROR && content.error == EAGAIN && !fr->file)
-		return false;
 	if (content.status == MMAP3_BUILDID_FOUND)
 		*parsed = content;
 	return true;
 }
 
+/*
+ * Parse the file read by @fr, of @size bytes.  Returns false if the page
+ * cache lacked a page, or the file is a slow reader's to read whole
+ * (then nothing is known).
+ */
 static bool parse(struct mmap3_resolver *r, struct file_reader *fr, loff_t size,
 		  struct mmap3_build_id *bid)
 {
@@ -364,7 +370,8 @@ static void state_now(struct inode *inode, struct mmap3_inode_state *st)
  * times: the answer is never of bytes of two states, or of a state it
  * does not name.  One that keeps changing is IO_ERROR.  What was read of
  * a state is cached, failed reads excepted.  Returns false if the page
- * cache lacked a page (then nothing is known).
+ * cache lacked a page, or the file is a slow reader's (then nothing is
+ * known).
  */
 static bool parse_file(struct mmap3_resolver *r, struct file_reader *fr, struct inode *inode,
 		       struct mmap3_inode_state *st, struct mmap3_build_id *bid)
