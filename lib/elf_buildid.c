@@ -45,6 +45,8 @@
 #define MAX_PHDRS	65536u
 /* A Go build id longer than this is not one Go's tools made (83 bytes). */
 #define GO_ID_MAX	256u
+/* What go build writes: four fields of 20 base64url characters, "A/B/C/D". */
+#define GO_ID_FIELDS	83u
 #define MAX_SHDRS	1048576u
 #define MAX_NOTES	1024u
 
@@ -192,8 +194,9 @@ static bool go_id_char(__u8 c)
  */
 static int go_note(struct reader *r, __u64 desc_off, __u32 descsz)
 {
-	__u8 buf[64], first[20], digest[SHA256_DIGEST_BYTES];
-	bool fields = descsz == 83;
+	/* Room for go build's id whole: four fields it is only then. */
+	__u8 buf[GO_ID_FIELDS + 1], digest[SHA256_DIGEST_BYTES];
+	bool fields = descsz == GO_ID_FIELDS;
 	struct sha256 s;
 	__u32 at, n, i;
 
@@ -204,31 +207,15 @@ static int go_note(struct reader *r, __u64 desc_off, __u32 descsz)
 		n = descsz - at < sizeof(buf) ? descsz - at : sizeof(buf);
 		if (get(r, desc_off + at, buf, n))
 			return -1;
-		for (i = 0; i < n; i++) {
-			__u32 pos = at + i;
-
-			if (!buf[i])
-				return 0;
-			if (pos % 21 == 20 ? buf[i] != '/' : !go_id_char(buf[i]))
+		if (memchr(buf, 0, n))
+			return 0;
+		for (i = 0; fields && i < n; i++)
+			if (i % 21 == 20 ? buf[i] != '/' : !go_id_char(buf[i]))
 				fields = false;
-		}
-		if (!at && n >= sizeof(first))
-			memcpy(first, buf, sizeof(first));
-		/* Held back until it is known to be the fourth field or not. */
-		if (at + n > 63 && descsz == 83)
-			n = at < 63 ? 63 - at : 0;
+		/* A/B/C/D hashed as the A/B/C/A the linker was given. */
+		if (fields)
+			memcpy(buf + GO_ID_FIELDS - 20, buf, 20);
 		sha256_update(&s, buf, n);
-		if (!n)
-			break;
-	}
-	if (descsz == 83) {
-		if (fields) {
-			sha256_update(&s, first, sizeof(first));
-		} else {
-			if (get(r, desc_off + 63, buf, 20))
-				return -1;
-			sha256_update(&s, buf, 20);
-		}
 	}
 	sha256_final(&s, digest);
 	for (i = 0; i < ELF_BUILDID_GO_SIZE; i++)
