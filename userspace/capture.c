@@ -824,12 +824,6 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		ret = mkdirs_failed(c, dirs, path);
 		goto out;
 	}
-	/* The copy it replaces, at the same name: the new one takes it. */
-	if (old && old->dirs && !strcmp(old->dirs, dirs) && unlinkat(hexfd, base, 0) &&
-	    errno != ENOENT) {
-		msg_err("%s: cannot replace it: %s", elf, strerror(errno));
-		goto out;
-	}
 	if (outfile_open_at(&o, hexfd, base, elf))
 		goto out;
 	/* 0600 and the invoking user's: their perf report reads it, no one else. */
@@ -880,6 +874,16 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	if (!has_build_id(o.fd, (uint64_t)size, want, &bid)) {
 		outfile_abort(&o);
 		ret = changed(c, path, &bid);
+		goto out;
+	}
+	/*
+	 * The copy it replaces, at the same name: gone only now that the new
+	 * one is whole and checked, so a failed or interrupted copy leaves it.
+	 */
+	if (old && old->dirs && !strcmp(old->dirs, dirs) && unlinkat(hexfd, base, 0) &&
+	    errno != ENOENT) {
+		msg_err("%s: cannot replace it: %s", elf, strerror(errno));
+		outfile_abort(&o);
 		goto out;
 	}
 	linked = outfile_commit(&o);

@@ -66,6 +66,15 @@ check "at one path: root's bytes replace the user's" cmp p2 same_path/$link/elf
 check "at one path: the link still names it" \
 	test "$(readlink same_path/$link)" = "../../usr/lib/libsame.so/$ID"
 
+# Root's file at that path is given up while it is copied (a byte a read,
+# past --capture-max-seconds): the user's copy stays until a replacement
+# is whole.
+printf '%s\0' "$tmp/p1" /usr/lib/libsame.so "$tmp/p2" /usr/lib/libsame.so >failed.pairs
+MMAP3_FAKE="files=$tmp/failed.pairs,status=2:0:$ROOT_OWNED,slowread=2:20" \
+	"$fake" record -o failed.data --capture failed --capture-max-seconds 1 -- true 2>failed.err
+sed 's/^/# failed: /' failed.err
+check "at one path, root's copy failing: the user's copy kept, whole" cmp p1 failed/$link/elf
+
 # Two users' files: the first stays.
 run users "" "$tmp/p1" /home/u/a.so "$tmp/p3" /home/v/b.so
 check "two users' files: the first kept" cmp p1 users/$link/elf
