@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture_worker.h"
@@ -51,6 +52,7 @@ static void *worker(void *arg)
 	struct capture_worker *w = arg;
 	struct capture_job *j;
 	uint64_t one = 1;
+	ssize_t n;
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
@@ -66,13 +68,15 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (!j) {
 			/* Closing, and nothing left: said to whoever waits. */
-			ssize_t n = write(w->done, &one, sizeof(one));
-
+			n = write(w->done, &one, sizeof(one));
 			(void)n;	/* an eventfd below its maximum takes it */
 			return NULL;
 		}
 		job_run(w, j);
 		free(j);
+		atomic_fetch_add(&w->finished, 1);
+		n = write(w->progress, &one, sizeof(one));
+		(void)n;	/* a full eventfd is readable already */
 	}
 }
 
@@ -86,8 +90,13 @@ int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->more, NULL);
 	w->done = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->done < 0) {
+	w->progress = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->done < 0 || w->progress < 0) {
 		msg_err("eventfd: %s", strerror(errno));
+		if (w->done >= 0)
+			close(w->done);
+		if (w->progress >= 0)
+			close(w->progress);
 		return -1;
 	}
 	err = pthread_create(&w->thread, NULL, worker, w);
@@ -114,6 +123,7 @@ static int enqueue(struct capture_worker *w, struct capture_job *j)
 			w->head = j;
 		w->tail = j;
 		w->queued++;
+		w->offered++;
 		pthread_cond_signal(&w->more);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -189,6 +199,55 @@ int capture_worker_wait(struct capture_worker *w, int fd)
 	}
 }
 
+uint64_t capture_worker_ticket(struct capture_worker *w)
+{
+	uint64_t t;
+
+	if (!w->started)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	t = w->offered;
+	pthread_mutex_unlock(&w->lock);
+	return t;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int capture_worker_wait_ticket(struct capture_worker *w, uint64_t ticket, int fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = w->progress, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	int64_t end = now_ms() + timeout_ms;
+	uint64_t count;
+
+	if (!w->started)
+		return 0;
+	for (;;) {
+		int64_t left = end - now_ms();
+		ssize_t n;
+
+		/* Read before looking: a job ending between the two wakes the poll. */
+		n = read(w->progress, &count, sizeof(count));
+		(void)n;	/* EAGAIN: nothing ended since */
+		if (atomic_load(&w->finished) >= ticket)
+			return 0;
+		if (left <= 0)
+			return 2;
+		if (poll(pfd, fd >= 0 ? 2 : 1, (int)left) < 0 && errno != EINTR)
+			return 2;
+		if (fd >= 0 && pfd[1].revents)
+			return 1;
+	}
+}
+
 void capture_worker_cancel(struct capture_worker *w)
 {
 	if (w->started)
@@ -203,6 +262,7 @@ void capture_worker_finish(struct capture_worker *w)
 	pthread_join(w->thread, NULL);
 	w->started = 0;
 	close(w->done);
+	close(w->progress);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->more);
 }

@@ -37,8 +37,12 @@ struct capture_worker {
 	pthread_cond_t more;
 	struct capture_job *head, *tail;
 	unsigned int queued;
+	uint64_t offered;		/* jobs ever queued: the tickets given */
 	int closing;
 	int done;			/* eventfd: the worker stopped */
+	/* Jobs ever run to their end (copied or not); @progress says each. */
+	atomic_uint_least64_t finished;
+	int progress;			/* eventfd */
 	/*
 	 * Offered while CAPTURE_QUEUE_MAX waited: released, not captured.
 	 * Queued from more than one thread (inject: mappings by the main
@@ -82,6 +86,19 @@ void capture_worker_finish(struct capture_worker *w);
  * @fd is readable first (1: the worker goes on meanwhile).
  */
 int capture_worker_wait(struct capture_worker *w, int fd);
+
+/*
+ * A ticket for what is queued until now: capture_worker_wait_ticket()
+ * waits for those jobs, not for later ones.
+ */
+uint64_t capture_worker_ticket(struct capture_worker *w);
+
+/*
+ * Wait until every job queued before @ticket has run (0), @fd is
+ * readable (1) or @timeout_ms have passed (2).  The worker goes on in
+ * any case.
+ */
+int capture_worker_wait_ticket(struct capture_worker *w, uint64_t ticket, int fd, int timeout_ms);
 
 /*
  * Stop copying: the file being copied is given up at its next read, the

@@ -82,6 +82,11 @@ static void report(const struct inject_opts *o, const struct inject_stats *st, i
 		msg_warn("%llu of mmap3's records came after perf "
 			 "had delivered their time: perf report takes them late",
 			 (unsigned long long)st->late);
+	if (st->copies_late)
+		msg_warn("%llu times perf's stream went on before a binary was kept (a copy "
+			 "took over %d s): perf report -i - may show its first samples without "
+			 "symbols; the copies are kept, and a report of the data written has "
+			 "them", (unsigned long long)st->copies_late, INJECT_COPY_WAIT_SECONDS);
 	if (st->too_long)
 		msg_warn("%llu records past perf's record size of "
 			 "64 KiB with its sample_id: left as perf wrote them, or out",

@@ -19,6 +19,15 @@
  * stays matchable for one more round after it is written, then is freed:
  * what is held is what a couple of rounds hold, however long the session.
  *
+ * Copies.  perf report at the pipe's end looks for a mapping's binary
+ * (in $HOME/.debug, by build-id) when it first resolves one of its
+ * samples, and looks only once: each FINISHED_ROUND written to a pipe
+ * therefore waits until the copies offered before it are kept, which is
+ * a copy at disk speed once per new build-id.  perf's stream waits
+ * meanwhile, in the pipe and perf's buffers, as it does for perf inject
+ * -b reading build-ids; a copy slower than COPY_WAIT_MS is not waited for
+ * again until it is done, and counted.
+ *
  * Waiting.  perf's record of a mapping is made at the same moment as
  * mmap3's, but mmap3's may still be in the module (its build-id being
  * read).  A round with a mapping not seen yet asks the module to FLUSH
@@ -56,6 +65,7 @@
 /* How long a round waits for the state dump, and for a FLUSH to be read. */
 #define DUMP_WAIT_SECONDS	60
 #define SYNC_WAIT_SECONDS	10
+#define COPY_WAIT_MS		(INJECT_COPY_WAIT_SECONDS * 1000)
 
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
@@ -99,6 +109,8 @@ struct inject {
 	int rounds;			/* FINISHED_ROUNDs seen */
 	uint64_t session_start;		/* the session's first record */
 	int dump_done;
+	int to_pipe;			/* out is a pipe: someone may read it live */
+	uint64_t copies_behind;		/* a copy ticket waited for in vain */
 	int session_up;
 	int session_failed;		/* perf's data passed on unchanged */
 };
@@ -365,6 +377,31 @@ static int write_pend(struct inject *j, struct pend *p)
 	return perf_writer_record(&j->out, buf);
 }
 
+/*
+ * Before a FINISHED_ROUND goes into a pipe: the binaries offered until
+ * now kept, so that perf report finds them when it resolves the samples
+ * that round delivers.  A file written (-o) is read once they all are.
+ */
+static void wait_copies(struct inject *j)
+{
+	struct capture_worker *w = &j->feed.s.worker;
+	uint64_t ticket;
+
+	if (!j->to_pipe || !j->session_up || !w->started)
+		return;
+	ticket = capture_worker_ticket(w);
+	if (atomic_load(&w->finished) >= ticket)
+		return;
+	/* A copy that took too long: not waited for again until it is done. */
+	if (atomic_load(&w->finished) < j->copies_behind)
+		return;
+	/* A signal is read by stream_input; the round goes on meanwhile. */
+	if (capture_worker_wait_ticket(w, ticket, j->input.sigfd, COPY_WAIT_MS) == 2) {
+		j->copies_behind = ticket;
+		j->st->copies_late++;
+	}
+}
+
 /* Write mmap3's records not newer than @limit. */
 static int write_due(struct inject *j, uint64_t limit)
 {
@@ -479,6 +516,7 @@ static int write_round(struct inject *j, int end)
 			 */
 			if (write_due(j, j->next_flush))
 				return -1;
+			wait_copies(j);
 			retire(j, j->delivered);
 			j->delivered = j->next_flush;
 			j->next_flush = j->max_time;
@@ -539,6 +577,7 @@ static int open_output(struct inject *j)
 		}
 		ret = perf_writer_open_pipe(&j->out, 1, "standard output");
 		j->out_open = !ret;
+		j->to_pipe = 1;
 		return ret;
 	}
 	input->path = j->o->input;

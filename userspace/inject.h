@@ -29,6 +29,9 @@ struct inject_opts {
 	struct kmod_index *kmods;
 };
 
+/* How long a round in a pipe waits for the binaries it names to be kept. */
+#define INJECT_COPY_WAIT_SECONDS	5
+
 struct inject_stats {
 	uint64_t rewritten;		/* perf's mappings given mmap3's build-id */
 	uint64_t added;			/* mmap3's records perf did not have */
@@ -40,6 +43,7 @@ struct inject_stats {
 	uint64_t dropped;		/* more than INJECT_QUEUE_MAX waited: dropped */
 	uint64_t flushes;		/* FLUSH round trips for mappings not yet seen */
 	uint64_t records;		/* of perf's, passed on */
+	uint64_t copies_late;		/* rounds piped on before their binaries were kept */
 	struct capture_stats capture;
 	int capture_failed;
 	int nothing_live;		/* perf's records all older than the session */
