@@ -71,6 +71,8 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UNITS := $(wildcard userspace/systemd/*.service)
 # mmap3(1) and a page per command, mmap3-record(1)..., as perf has them.
 MANPAGES := $(wildcard docs/mmap3*.1)
 
@@ -80,10 +82,15 @@ install: userspace
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -D -m 0644 userspace/mmap3.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/mmap3
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|/usr/bin/mmap3|$(BINDIR)/mmap3|' $$u >$(DESTDIR)$(UNITDIR)/$${u##*/} && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$${u##*/} || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mmap3 $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
-		$(DESTDIR)$(COMPLETIONDIR)/mmap3
+		$(DESTDIR)$(COMPLETIONDIR)/mmap3 $(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS)))
 
 dkms-install:
 	rm -rf $(DKMS_SRC)

@@ -651,7 +651,8 @@ static int changed(struct capture *c, const char *path, const struct elf_buildid
 {
 	char status[32];
 
-	msg_err("%s changed after it was mapped (%s); not captured", path,
+	msg_err(c->fetched ? "%s: the file a server gave for it is not of its build-id (%s); "
+		"not kept" : "%s changed after it was mapped (%s); not captured", path,
 		bid->status == MMAP3_BUILDID_FOUND ? "another build-id" :
 		mmap3_status_str(bid->status, status, sizeof(status)));
 	c->stats.changed++;
@@ -931,6 +932,8 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (capture_claims_set(&c->claims, want, root_owned != 0, dirs, path))
 		msg_err("out of memory");
+	if (linked != OUTFILE_EXISTED && c->stored)
+		c->stored(c->stored_arg, c, want, dirs, base, (uint64_t)size);
 	ret = 0;
 out:
 	if (hexfd >= 0)
@@ -951,7 +954,8 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m)
 	return ret;
 }
 
-int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid)
+int capture_store_file_as(struct capture *c, const char *path, const char *name,
+			  const struct mmap3_build_id *bid)
 {
 	struct source src = { .path = path, .deadline = deadline(c),
 				    .cancel = &c->cancel };
@@ -964,9 +968,14 @@ int capture_store_file(struct capture *c, const char *path, const struct mmap3_b
 			src.fd == -1 ? strerror(errno) : file_type_name(&st));
 		return -1;
 	}
-	ret = store(c, &src, path, bid, (uint64_t)st.st_size, "elf", -1);
+	ret = store(c, &src, name, bid, (uint64_t)st.st_size, "elf", -1);
 	close(src.fd);
 	return ret;
+}
+
+int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid)
+{
+	return capture_store_file_as(c, path, path, bid);
 }
 
 /* Our own [vdso]: where /proc/self/maps has it, and its ELF header there. */

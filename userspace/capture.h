@@ -116,6 +116,14 @@ struct capture {
 	int by_file;
 	struct capture_claims claims;
 	struct capture_stats stats;
+	/*
+	 * Told of each copy stored (a bounded store's keeper, store.h), on
+	 * the thread that stored it; or NULL.
+	 */
+	void (*stored)(void *arg, struct capture *c, const struct mmap3_build_id *bid,
+		       const char *dirs, const char *base, uint64_t bytes);
+	void *stored_arg;
+	int fetched;		/* files come from a server (mmap3 fetch), not mappings */
 };
 
 /* Under sudo (root, SUDO_UID and SUDO_GID): the user who ran it, 0 and *@uid, *@gid; else -1. */
@@ -146,6 +154,9 @@ int capture_store(struct capture *c, int fd, const struct mmap3_record_mmap *m);
  * userspace/kmod.c: stored only if its build-id is @bid.
  */
 int capture_store_file(struct capture *c, const char *path, const struct mmap3_build_id *bid);
+/* ... read from @path, stored as the file @name names (mmap3 fetch: debuginfod's copy). */
+int capture_store_file_as(struct capture *c, const char *path, const char *name,
+			  const struct mmap3_build_id *bid);
 
 /*
  * Store the vdso as perf's build-id cache keeps it ([vdso]/BUILD-ID/vdso

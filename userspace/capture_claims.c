@@ -78,3 +78,11 @@ fail:
 		claim_free(c);
 	return -1;
 }
+
+void capture_claims_forget(struct capture_claims *cl, const struct mmap3_build_id *bid)
+{
+	struct capture_claim *c = capture_claims_find(cl, bid);
+
+	if (c && hashmap_remove(&cl->map, hashmap_hash(bid->data, bid->size), (uintptr_t)c))
+		claim_free(c);
+}

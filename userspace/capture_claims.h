@@ -46,4 +46,7 @@ struct capture_claim *capture_claims_find(struct capture_claims *cl,
 int capture_claims_set(struct capture_claims *cl, const struct mmap3_build_id *bid,
 		       int root_owned, const char *dirs, const char *path);
 
+/* The copy of @bid is gone (a store evicted it): the next file claiming it is stored. */
+void capture_claims_forget(struct capture_claims *cl, const struct mmap3_build_id *bid);
+
 #endif /* MMAP3_CAPTURE_CLAIMS_H */

@@ -7,6 +7,8 @@
 
 int cmd_version(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_inject(int argc, char **argv);

@@ -51,7 +51,9 @@ static const struct command {
 	const char *help;
 } commands[] = {
 	{ "buildid", cmd_buildid, "build-id of PATH, --pid PID, --kernel or --module NAME, as the module sees it" },
+	{ "capture", cmd_capture, "keep every binary this host maps in DIR, within bounds (a service)" },
 	{ "dump", cmd_dump, "print what a perf.data or side file holds (--json)" },
+	{ "fetch", cmd_fetch, "fetch the binaries a perf.data names from debuginfod into perf's cache" },
 	{ "inject", cmd_inject, "a stage in perf's pipe: perf record -o - | mmap3 inject | perf report -i -" },
 	{ "merge", cmd_merge, "merge a side file into perf.data: mmap3's build-ids for perf" },
 	{ "record", cmd_record, "record mappings, modules and the kernel into a side file" },

@@ -5,15 +5,14 @@
  * never a file the workload names after its own -o.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "command_output.h"
 #include "msg.h"
 #include "perf_command.h"
 
@@ -373,51 +372,14 @@ const char *perf_command_has(char **argv, const char *const *opts)
 /* "perf config buildid.dir": the setting's value, "" if unset, NULL on error. */
 static char *configured(const char *perf)
 {
-	char buf[4096 + 16], *nl, *ret = NULL;
-	size_t len = 0;
-	int fds[2], status, devnull;
-	ssize_t n;
-	pid_t pid;
+	char *argv[] = { (char *)perf, "--no-pager", "config", "buildid.dir", NULL };
+	char buf[4096 + 16];
 
-	if (pipe2(fds, O_CLOEXEC))
+	if (command_output(argv, buf, sizeof(buf)))
 		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (!pid) {
-		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(devnull, 0);
-		dup2(fds[1], 1);
-		dup2(devnull, 2);
-		execlp(perf, perf, "--no-pager", "config", "buildid.dir", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (len < sizeof(buf) - 1 &&
-	       (n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = 0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return NULL;
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = 0;
 	if (!strncmp(buf, "buildid.dir=", 12))
-		ret = strdup(buf + 12);
-	else if (!buf[0])
-		ret = strdup("");
-	return ret;
+		return strdup(buf + 12);
+	return buf[0] ? NULL : strdup("");
 }
 
 char *perf_command_buildid_dir(char **argv)

@@ -69,6 +69,10 @@ static int open_captures(struct session *s)
 	if (s->cap.owner_uid != (uid_t)-1 && capture_as(s, s->cap.owner_uid, s->cap.owner_gid))
 		return -1;
 	s->cap.limits = o->capture_limits;
+	s->cap.stored = o->capture_stored;
+	s->cap.stored_arg = o->capture_stored_arg;
+	if (o->capture_opened && o->capture_opened(o->capture_stored_arg, &s->cap))
+		return -1;
 	/*
 	 * perf keeps the vdso in its cache: so does DIR, for perf
 	 * --buildid-dir DIR.  Stored before the worker starts, so alone on

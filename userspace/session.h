@@ -42,6 +42,12 @@ struct session_opts {
 	 */
 	int (*capture_sink)(void *arg, const struct mmap3_record_mmap *m);
 	struct capture_limits capture_limits;
+	/* Told of each copy stored (capture.h's stored hook), or NULL. */
+	void (*capture_stored)(void *arg, struct capture *c, const struct mmap3_build_id *bid,
+			       const char *dirs, const char *base, uint64_t bytes);
+	void *capture_stored_arg;
+	/* Set with the capture open, before anything is stored: 0, or -1 (printed). */
+	int (*capture_opened)(void *arg, struct capture *c);
 	struct kmod_index *kmods;	/* where modules' .ko files are */
 };
 

@@ -14,6 +14,7 @@ set -u
 
 fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/debuginfod.sh"
 tap_tmpdir || exit 1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -37,35 +38,18 @@ gid=$("$fake" dump side.data | sed -n 's/^  \([0-9a-f]*\) \/usr\/bin\/goprog$/\1
 check "both have ids in the side file ($cid, $gid)" test -n "$cid" -a -n "$gid"
 
 # A port of our own, on loopback only as far as clients go.
-port=$((20000 + $$ % 20000))
-debuginfod -F -p "$port" -d "$tmp/db.sqlite" -t 0 "$tmp/DIR" >debuginfod.log 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
-export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$tmp/client DEBUGINFOD_TIMEOUT=5
-# Asked before the scan found it, a build-id is not asked again for 10
-# minutes (the client's cache_miss_s): here, at once.
-mkdir -p "$tmp/client"
-echo 0 >"$tmp/client/cache_miss_s"
-# fetch ID: what debuginfod serves for it, once its scan has found it (60 s at most).
-fetch()
-{
-	local i path
-	for i in $(seq 120); do
-		path=$(debuginfod-find executable "$1" 2>/dev/null) && { echo "$path"; return 0; }
-		sleep 0.5
-	done
-	return 1
-}
-cpath=$(fetch "$cid")
+debuginfod_start "$tmp/DIR"
+trap debuginfod_stop EXIT
+export DEBUGINFOD_URLS=$debuginfod_url
+cpath=$(debuginfod_fetch "$cid")
 check "debuginfod serves the C program under its GNU build-id" test -n "$cpath"
 check "... the bytes that were mapped" cmp "$tmp/cprog" "$cpath"
-gpath=$(fetch "$gid")
+gpath=$(debuginfod_fetch "$gid")
 check "debuginfod serves the Go program under its derived id" test -n "$gpath"
 check "... the copy mmap3 stored, with the id in its own note" \
 	cmp "DIR/.build-id/${gid:0:2}/${gid:2}/elf" "$gpath"
 check "... the Go program's own bytes, but the ELF header's section table fields" \
 	"$top/tests/lib/elf_same_but_sections.py" goprog "$gpath"
-kill $server 2>/dev/null
-wait $server 2>/dev/null
+debuginfod_stop
 trap - EXIT
 tap_done

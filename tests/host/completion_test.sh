@@ -28,7 +28,7 @@ has() { grep -qx -- "$1"; }
 
 check "mmap3 re<TAB>: record" test "$(comp mmap3 re)" = record
 check "mmap3 <TAB>: every subcommand" \
-	test "$(comp mmap3 '' | tr '\n' ' ')" = "--help --version buildid dump help inject merge record stat version "
+	test "$(comp mmap3 '' | tr '\n' ' ')" = "--help --version buildid capture dump fetch help inject merge record stat version "
 check "mmap3 record --ca<TAB>: the capture options" \
 	test "$(comp mmap3 record --ca | tr '\n' ' ')" = "--capture --capture-max-file --capture-max-files --capture-max-seconds --capture-max-total "
 check "mmap3 record -k mo<TAB>: the clocks perf -k takes" \

@@ -21,7 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tap_tmpdir || exit 1
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
-commands="record inject merge dump buildid stat"
+commands="record capture fetch inject merge dump buildid stat"
 for page in mmap3 $(printf 'mmap3-%s ' $commands); do
 	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$top/docs/$page.1" >groff.err 2>&1
 	check "$page(1) renders without a warning" test ! -s groff.err
@@ -37,6 +37,10 @@ make -s -C "$top" install DESTDIR="$tmp/root" PREFIX=/usr >install.log 2>&1
 check "make install DESTDIR=... PREFIX=/usr installs the tool" test -x root/usr/bin/mmap3
 for page in mmap3 $(printf 'mmap3-%s ' $commands); do
 	check "... and $page(1)" cmp "$top/docs/$page.1" root/usr/share/man/man1/$page.1
+done
+for unit in mmap3-capture mmap3-debuginfod; do
+	check "... and the $unit service, not enabled" \
+		cmp "$top/userspace/systemd/$unit.service" root/usr/lib/systemd/system/$unit.service
 done
 check "... where man finds what 'mmap3 help record' opens" \
 	sh -c "MANPATH=$tmp/root/usr/share/man man -w mmap3-record | grep -q 'man1/mmap3-record.1'"

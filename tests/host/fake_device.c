@@ -9,6 +9,9 @@
  *
  * MMAP3_FAKE="key=value,...":
  *	rate=N		N mappings a second from ENABLE until DISABLE
+ *	again=MS	the records of files= sent again every MS ms, without
+ *			capture handles, as the module offers a file once a
+ *			session
  *	files=PATH	a file of NUL-separated pairs: an ELF file whose bytes
  *			the capture handle gives, the path the record names
  *	bad=KIND	send a malformed record after the kernel's: short
@@ -84,6 +87,7 @@
 
 static struct {
 	int rate;
+	int again;
 	const char *files;
 	const char *bad;
 	int flush_ms;
@@ -124,6 +128,7 @@ static struct {
 } ring = { .memfd = -1 };
 static pthread_t thread;
 static atomic_int stopping;
+static atomic_int produced;		/* the producer wrote its last record */
 static int producing;		/* the producer started: DISABLE stops it */
 static uint64_t lost, seq, capture_bytes;
 static uint8_t content_buf[4096];
@@ -153,6 +158,8 @@ static void parse_config(void)
 	for (kv = strtok_r(spec, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(kv, "rate=", 5))
 			cfg.rate = atoi(kv + 5);
+		else if (!strncmp(kv, "again=", 6))
+			cfg.again = atoi(kv + 6);
 		else if (!strncmp(kv, "files=", 6))
 			cfg.files = kv + 6;
 		else if (!strncmp(kv, "bad=", 4))
@@ -255,12 +262,22 @@ static void write_stats(void)
 
 int mmap3_device_open(struct mmap3_abi_version *ver)
 {
-	int fds[2];
+	static int configured;
+	int fds[2], i;
 
-	parse_config();
-	load_files();
-	if (cfg.stats)
-		atexit(write_stats);
+	if (!configured) {
+		parse_config();
+		load_files();
+		if (cfg.stats)
+			atexit(write_stats);
+		configured = 1;
+	}
+	/* Opened again (mmap3 capture's next session): the last one's producer ended first. */
+	for (i = 0; producing && !atomic_load(&produced) && i < 10000; i++)
+		usleep(1000);
+	producing = 0;
+	atomic_store(&produced, 0);
+	atomic_store(&stopping, 0);
 	/* ring=1: poll() only, its readiness set by the producer. */
 	if (cfg.ring ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) :
 		       pipe2(fds, O_CLOEXEC)) {
@@ -567,7 +584,7 @@ static uint32_t wait_pid(void)
 
 static void *producer(void *arg)
 {
-	uint64_t next = now_ns();
+	uint64_t next = now_ns(), next_again = now_ns() + (uint64_t)cfg.again * 1000000;
 	unsigned int i;
 
 	(void)arg;
@@ -580,6 +597,12 @@ static void *producer(void *arg)
 	while (!stopping) {
 		if (cfg.ring)
 			ring_idle();
+		if (cfg.again && now_ns() >= next_again) {
+			for (i = 0; i < nr_files; i++)
+				put_mmap(files[i].path, &files[i].bid, files[i].flags, 0, 0,
+					 i ? 4242 : pid);
+			next_again += (uint64_t)cfg.again * 1000000;
+		}
 		if (cfg.rate && now_ns() >= next) {
 			put_mmap("/usr/bin/fake", NULL, 0, 0, 0, 4242);
 			next += 1000000000ULL / (uint64_t)cfg.rate;
@@ -590,6 +613,7 @@ static void *producer(void *arg)
 	usleep((useconds_t)cfg.flush_ms * 1000);
 	put_lost();
 	close(wfd);
+	atomic_store(&produced, 1);
 	return NULL;
 }
 
