@@ -741,7 +741,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	struct elf_buildid bid;
 	struct outfile o;
 	struct stat st;
-	int i, hexfd = -1, xxfd = -1, ret = -1, linked, given, by_total, err = 0;
+	int i, hexfd = -1, xxfd = -1, ret = -1, linked, given, by_total, err = 0, new_link = 0;
 	uint64_t limit, at = 0;
 	long long size;
 	char byte;
@@ -913,6 +913,7 @@ static int store(struct capture *c, const struct source *src, const char *path,
 		}
 	} else {
 		c->made++;
+		new_link = 1;
 		snprintf(link, sizeof(link), "%s/%s/%s", c->dir, xx, hex + 2);
 		given = give_made(c, xxfd, hex + 2, S_IFLNK, link);
 		if (given < 0)
@@ -932,8 +933,9 @@ static int store(struct capture *c, const struct source *src, const char *path,
 	}
 	if (capture_claims_set(&c->claims, want, root_owned != 0, dirs, path))
 		msg_err("out of memory");
-	if (linked != OUTFILE_EXISTED && c->stored)
-		c->stored(c->stored_arg, c, want, dirs, base, (uint64_t)size);
+	/* A copy left by a crash gets its link now: its keeper counts it too. */
+	if ((linked != OUTFILE_EXISTED || new_link) && c->stored)
+		c->stored(c->stored_arg, c, want, dirs, base, (uint64_t)size, root_owned != 0);
 	ret = 0;
 out:
 	if (hexfd >= 0)

@@ -121,7 +121,7 @@ struct capture {
 	 * the thread that stored it; or NULL.
 	 */
 	void (*stored)(void *arg, struct capture *c, const struct mmap3_build_id *bid,
-		       const char *dirs, const char *base, uint64_t bytes);
+		       const char *dirs, const char *base, uint64_t bytes, int root_owned);
 	void *stored_arg;
 	int fetched;		/* files come from a server (mmap3 fetch), not mappings */
 };

@@ -102,6 +102,10 @@ int capture_worker_start(struct capture_worker *w, struct capture *cap, int dev)
 	err = pthread_create(&w->thread, NULL, worker, w);
 	if (err) {
 		msg_err("cannot start the capture thread: %s", strerror(err));
+		close(w->done);
+		close(w->progress);
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->more);
 		return -1;
 	}
 	w->started = 1;

@@ -7,9 +7,9 @@
  * seen build-id's file is copied into DIR in perf's cache layout, and DIR
  * is kept within --max-bytes and --max-files, the least recently mapped
  * copies removed first (store.c).  The module offers a file once a
- * session, so a binary mapped again after its copy was removed needs a
- * new session: the current one is ended and a new one started then, at
- * most once a minute; the new session's state dump offers what is
+ * session, so once copies were removed, a binary still running or mapped
+ * again needs a new session: the current one is ended and a new one
+ * started, at most every --renew seconds; its state dump offers what is
  * mapped by then.  Runs until SIGINT, SIGTERM or SIGHUP.
  */
 #include <errno.h>
@@ -62,12 +62,13 @@ static void usage(FILE *f)
 		"      --max-bytes N     at most N bytes of copies in DIR (k, M, G; 0: no\n"
 		"                        bound; default 4G)\n"
 		"      --max-files N     at most N copies in DIR (0: no bound; default 50000)\n"
-		"      --capture-max-file N   copy no file larger than N bytes (default 512M)\n"
+		"      --capture-max-file N   copy no file larger than N bytes (default 512M,\n"
+		"                        and at most a quarter of --max-bytes)\n"
 		"      --capture-max-seconds N  give up a file not read in N seconds\n"
 		"                        (default 30)\n"
-		"      --renew N         a binary mapped again after its copy was removed is\n"
-		"                        offered by a new session only: start one at most\n"
-		"                        every N seconds (default 60)\n"
+		"      --renew N         after copies were removed, a new session offers\n"
+		"                        again what is mapped: at most every N seconds\n"
+		"                        (default 60)\n"
 		"  -m, --module-dir DIR  also look for modules' .ko files here (repeatable)\n"
 		"  -q, --quiet           warnings and errors only\n");
 }
@@ -77,11 +78,14 @@ static int opened(void *arg, struct capture *c)
 	struct service *sv = arg;
 	struct store_stats st;
 
+	/* Each session knows which copies came from files root did not own alone. */
 	if (sv->store_open)
-		return 0;
+		return store_claims(&sv->store, c);
 	if (store_open(&sv->store, c, sv->max_bytes, sv->max_files))
 		return -1;
 	sv->store_open = 1;
+	if (store_claims(&sv->store, c))
+		return -1;
 	st = store_get_stats(&sv->store);
 	msg_info("keeping binaries in %s: %llu there (%llu MB), bounds %llu MB and %llu files",
 		 c->dir, (unsigned long long)st.files, (unsigned long long)(st.bytes >> 20),
@@ -90,11 +94,11 @@ static int opened(void *arg, struct capture *c)
 }
 
 static void stored(void *arg, struct capture *c, const struct mmap3_build_id *bid,
-		   const char *dirs, const char *base, uint64_t bytes)
+		   const char *dirs, const char *base, uint64_t bytes, int root_owned)
 {
 	struct service *sv = arg;
 
-	store_stored(&sv->store, c, bid, dirs, base, bytes);
+	store_stored(&sv->store, c, bid, dirs, base, bytes, root_owned);
 }
 
 static void take_signals(struct service *sv)
@@ -253,6 +257,10 @@ int cmd_capture(int argc, char **argv)
 		return 2;
 	}
 	so.capture_dir = argv[optind];
+	/* One file past a quarter of the store would empty it of all else. */
+	if (sv.max_bytes && (!so.capture_limits.max_file ||
+			     so.capture_limits.max_file > sv.max_bytes / 4))
+		so.capture_limits.max_file = sv.max_bytes / 4 ? sv.max_bytes / 4 : 1;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -269,8 +277,8 @@ int cmd_capture(int argc, char **argv)
 		sessions++;
 		if (ret > 0) {
 			store_new_session(&sv.store);
-			msg_info("a new session, for binaries mapped again after their copies were "
-				 "removed");
+			msg_info("a new session: copies were removed, and what is mapped is "
+				 "offered again");
 		}
 	} while (ret > 0);
 	if (sv.store_open) {

@@ -12,7 +12,7 @@
 
 int command_output(char *const argv[], char *out, size_t len)
 {
-	int fds[2], status, devnull, err;
+	int fds[2], status = -1, devnull, err;
 	size_t got = 0;
 	ssize_t n;
 	pid_t pid;
@@ -44,8 +44,9 @@ int command_output(char *const argv[], char *out, size_t len)
 		got += (size_t)n;
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
 	if (len) {
 		out[got] = 0;
 		out[strcspn(out, "\n")] = 0;

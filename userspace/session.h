@@ -44,7 +44,7 @@ struct session_opts {
 	struct capture_limits capture_limits;
 	/* Told of each copy stored (capture.h's stored hook), or NULL. */
 	void (*capture_stored)(void *arg, struct capture *c, const struct mmap3_build_id *bid,
-			       const char *dirs, const char *base, uint64_t bytes);
+			       const char *dirs, const char *base, uint64_t bytes, int root_owned);
 	void *capture_stored_arg;
 	/* Set with the capture open, before anything is stored: 0, or -1 (printed). */
 	int (*capture_opened)(void *arg, struct capture *c);

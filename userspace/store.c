@@ -19,8 +19,6 @@
 
 /* A link's time is written when the one in memory is this much newer. */
 #define TOUCH_SECONDS	3600
-/* Forgotten past this many, by a new session: the module offers them again. */
-#define GONE_MAX	65536
 
 struct store_entry {
 	uint8_t size;
@@ -28,6 +26,7 @@ struct store_entry {
 	char base[8];			/* "elf", or "vdso" */
 	char *dirs;			/* PATH/BUILD-ID below the directory */
 	uint64_t bytes;
+	int root_owned;			/* the file copied was root's alone (capture_claims.h) */
 	time_t mapped;			/* last mapped */
 	uint64_t order;			/* ... in this run: among mappings of one second */
 	time_t on_disk;			/* ... as its link's time says */
@@ -63,7 +62,7 @@ static void link_name(const uint8_t *id, unsigned int size, char *out, size_t le
 }
 
 static int add(struct store *st, const struct mmap3_build_id *bid, const char *dirs,
-	       const char *base, uint64_t bytes, time_t mapped)
+	       const char *base, uint64_t bytes, int root_owned, time_t mapped)
 {
 	struct store_entry *e = calloc(1, sizeof(*e));
 
@@ -82,6 +81,7 @@ static int add(struct store *st, const struct mmap3_build_id *bid, const char *d
 	memcpy(e->id, bid->data, bid->size);
 	snprintf(e->base, sizeof(e->base), "%s", base);
 	e->bytes = bytes;
+	e->root_owned = root_owned;
 	e->mapped = e->on_disk = mapped;
 	e->order = ++st->order;
 	if (hashmap_add(&st->map, id_hash(bid), (uintptr_t)e))
@@ -169,7 +169,9 @@ static void scan_link(struct store *st, int xxfd, const char *xx, const char *re
 	for (i = 0; i < 2; i++) {
 		snprintf(copy, sizeof(copy), "%s/%s", dirs, bases[i]);
 		if (!fstatat(st->dirfd, copy, &fst, AT_SYMLINK_NOFOLLOW) && S_ISREG(fst.st_mode)) {
-			if (!add(st, &bid, dirs, bases[i], (uint64_t)fst.st_size, lst.st_mtime))
+			/* A copy of a file root did not own alone is kept read-only (below). */
+			if (!add(st, &bid, dirs, bases[i], (uint64_t)fst.st_size,
+				 !!(fst.st_mode & S_IWUSR), lst.st_mtime))
 				st->stats.found++;
 			return;
 		}
@@ -256,8 +258,6 @@ void store_mapped(struct store *st, const struct mmap3_build_id *bid, time_t now
 		persist = now - e->on_disk >= TOUCH_SECONDS;
 		if (persist)
 			e->on_disk = now;
-	} else if (!e && hashmap_find(&st->gone, id_hash(bid), same_entry, bid)) {
-		st->remapped++;
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (persist) {
@@ -335,25 +335,6 @@ static int over(const struct store *st, uint64_t bytes, uint64_t files)
 	return (st->max_bytes && bytes > st->max_bytes) || (st->max_files && files > st->max_files);
 }
 
-static void remember_gone(struct store *st, const struct mmap3_build_id *bid)
-{
-	struct store_entry *g;
-
-	if (st->gone_in_session >= GONE_MAX ||
-	    hashmap_find(&st->gone, id_hash(bid), same_entry, bid))
-		return;
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return;
-	g->size = bid->size;
-	memcpy(g->id, bid->data, bid->size);
-	if (hashmap_add(&st->gone, id_hash(bid), (uintptr_t)g)) {
-		free(g);
-		return;
-	}
-	st->gone_in_session++;
-}
-
 static void fmt_time(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
@@ -419,7 +400,7 @@ static void evict(struct store *st, struct capture *cap, const struct store_entr
 			bytes += e->bytes;
 			st->stats.evicted++;
 			st->stats.evicted_bytes += e->bytes;
-			remember_gone(st, &bid);
+			st->evicted_in_session++;
 			drop(st, e);
 		}
 		pthread_mutex_unlock(&st->lock);
@@ -433,25 +414,33 @@ static void evict(struct store *st, struct capture *cap, const struct store_entr
 			 (unsigned long long)(bytes >> 20), first, last);
 }
 
-void store_stored(void *arg, struct capture *cap, const struct mmap3_build_id *bid,
-		  const char *dirs, const char *base, uint64_t bytes)
+/* A copy of a file root did not own alone: read-only, which says so after a restart. */
+static void mark_not_root(struct store *st, const char *dirs, const char *base)
 {
-	struct store *st = arg;
-	struct store_entry *e, *g;
+	int fd = beneath_mkdirs(st->dirfd, dirs, st->mode, NULL);
+
+	if (fd < 0 || fchmodat(fd, base, 0400, 0))
+		msg_warn("%s/%s/%s: cannot mark it a user's copy: %s", st->dir, dirs, base,
+			 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+void store_stored(struct store *st, struct capture *cap, const struct mmap3_build_id *bid,
+		  const char *dirs, const char *base, uint64_t bytes, int root_owned)
+{
+	struct store_entry *e;
 	time_t now = time(NULL);
 	int full;
 
+	if (!root_owned)
+		mark_not_root(st, dirs, base);
 	pthread_mutex_lock(&st->lock);
 	e = find(st, bid);
 	/* A copy replaced (capture_claims.h): the new one's place and size. */
 	if (e)
 		drop(st, e);
-	g = (void *)hashmap_find(&st->gone, id_hash(bid), same_entry, bid);
-	if (g && hashmap_remove(&st->gone, id_hash(bid), (uintptr_t)g)) {
-		free(g);
-		st->gone_in_session--;
-	}
-	if (!add(st, bid, dirs, base, bytes, now))
+	if (!add(st, bid, dirs, base, bytes, root_owned, now))
 		st->stats.stored++;
 	e = find(st, bid);
 	full = over(st, st->stats.bytes, st->stats.files);
@@ -460,33 +449,39 @@ void store_stored(void *arg, struct capture *cap, const struct mmap3_build_id *b
 		evict(st, cap, e);
 }
 
+int store_claims(struct store *st, struct capture *cap)
+{
+	size_t i;
+	int ret = 0;
+
+	pthread_mutex_lock(&st->lock);
+	for (i = 0; i < st->nr && !ret; i++) {
+		const struct store_entry *e = st->all[i];
+		struct mmap3_build_id bid = { .status = MMAP3_BUILDID_FOUND, .size = e->size };
+
+		memcpy(bid.data, e->id, e->size);
+		ret = capture_claims_set(&cap->claims, &bid, e->root_owned, e->dirs, NULL);
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (ret)
+		msg_err("out of memory");
+	return ret;
+}
+
 int store_wants_new_session(struct store *st)
 {
 	int want;
 
 	pthread_mutex_lock(&st->lock);
-	want = st->remapped > 0 || st->gone_in_session >= GONE_MAX;
+	want = st->evicted_in_session > 0;
 	pthread_mutex_unlock(&st->lock);
 	return want;
-}
-
-static void free_gone(struct store *st)
-{
-	size_t i;
-
-	for (i = 0; i < st->gone.cap; i++)
-		if (st->gone.slots[i].hash)
-			free((void *)st->gone.slots[i].value);
-	hashmap_free(&st->gone);
-	memset(&st->gone, 0, sizeof(st->gone));
 }
 
 void store_new_session(struct store *st)
 {
 	pthread_mutex_lock(&st->lock);
-	free_gone(st);
-	st->gone_in_session = 0;
-	st->remapped = 0;
+	st->evicted_in_session = 0;
 	pthread_mutex_unlock(&st->lock);
 }
 
@@ -514,7 +509,6 @@ void store_close(struct store *st)
 	}
 	free(st->all);
 	hashmap_free(&st->map);
-	free_gone(st);
 	if (st->dirfd >= 0)
 		close(st->dirfd);
 	pthread_mutex_destroy(&st->lock);

@@ -10,9 +10,16 @@
  * records say what is mapped (store_mapped(), the reader's thread) and
  * the capture worker what is stored (store_stored(), its thread, which
  * also removes what passes the bounds, so that no removal races a copy
- * being made).  A binary mapped again after its copy was removed is
- * offered again only by a new session: store_wants_new_session() says
- * when.
+ * being made).  The module offers a file once a session: after copies
+ * were removed, what is still mapped, or mapped again, is offered only by
+ * a new session (store_wants_new_session()), whose state dump offers
+ * every file mapped then.
+ *
+ * A copy of a file root did not own alone (capture_claims.h) is made
+ * read-only (0400), so that a restart still knows it is a user's, and
+ * each session's claims are loaded from the store (store_claims()): a
+ * root-owned file claiming its build-id later replaces it, whatever
+ * session or restart came between.
  */
 #ifndef MMAP3_STORE_H
 #define MMAP3_STORE_H
@@ -51,9 +58,7 @@ struct store {
 	struct store_entry **all;
 	size_t nr, cap;
 	uint64_t order;			/* of mappings and copies, in this run */
-	/* Removed in this session, and mapped again since: a new session offers them. */
-	uint64_t gone_in_session, remapped;
-	struct hashmap gone;		/* build-ids removed in this session */
+	uint64_t evicted_in_session;	/* a new session offers again what is mapped */
 	struct store_stats stats;
 };
 
@@ -68,17 +73,21 @@ void store_mapped(struct store *st, const struct mmap3_build_id *bid, time_t now
 
 /*
  * capture.h's stored hook: @bid's copy is at @dirs/@base below the
- * directory, @bytes long.  Then what passes the bounds is removed, least
- * recently mapped first, down to nine tenths of each bound.  @cap is the
- * worker's capture (its claims forget what is removed).
+ * directory, @bytes long, from a file root owned alone (@root_owned) or
+ * not.  Then what passes the bounds is removed, least recently mapped
+ * first, down to nine tenths of each bound.  @cap is the worker's capture
+ * (its claims forget what is removed).
  */
-void store_stored(void *st, struct capture *cap, const struct mmap3_build_id *bid,
-		  const char *dirs, const char *base, uint64_t bytes);
+void store_stored(struct store *st, struct capture *cap, const struct mmap3_build_id *bid,
+		  const char *dirs, const char *base, uint64_t bytes, int root_owned);
+
+/* Tell @cap's claims what the store holds and whose: 0, or -1 out of memory. */
+int store_claims(struct store *st, struct capture *cap);
 
 /*
- * 1 if binaries removed in this session were mapped again since: only a
- * new session offers them (the module offers each file once a session).
- * store_new_session() then forgets what this one removed.
+ * 1 if copies were removed in this session: a new one offers again what
+ * is mapped (the module offers each file once a session).
+ * store_new_session() then starts counting anew.
  */
 int store_wants_new_session(struct store *st);
 void store_new_session(struct store *st);

@@ -119,7 +119,8 @@ check "... with --max-files 6, keeps the two mapped recently and the three new o
 check "... and the last mapping times on their links" \
 	sh -c "test -n \"\$(find $(link_of $(id_of 41)) -newermt 2025-01-01)\""
 
-# Binaries removed, then mapped again: stored again by a new session.
+# Binaries removed, then mapped again: stored again by a new session
+# (one starts after copies were removed: what runs is offered again).
 rm -rf store log
 mkdir -m 700 store
 bin 50 >/dev/null
@@ -130,8 +131,28 @@ sessions=$(sed -n 's/.* \([0-9]*\) sessions$/\1/p' log)
 stored=$(sed -n 's/.* there at the start, \([0-9]*\) stored.*/\1/p' log)
 check "two binaries mapped again and again, --max-files 1: new sessions ($sessions)" \
 	test "${sessions:-0}" -ge 2
-check "... said" grep -q 'a new session, for binaries mapped again' log
+check "... said" grep -q 'a new session: copies were removed, and what is mapped is offered again' log
 check "... which stored again what was removed (${stored:-0} stored, 3 in one session)" \
 	test "${stored:-0}" -gt 3
 check "... one copy kept" test "$(find store/.build-id -type l | wc -l)" -eq 1
+
+# A user's file claiming a build-id, stored; the service restarted; then
+# a root-owned file claiming it: the user's copy is replaced, as within
+# one session (capture_claims.h): the store remembers whose it was.
+rm -rf store log
+mkdir -m 700 store
+id=0baabbccddeeff00112233445566778899aabbcc
+printf 'int main(void) { return 1; }\n' >forged.c
+cc -o forged forged.c -Wl,--build-id=0x$id
+printf 'int main(void) { return 2; }\n' >real.c
+cc -o real real.c -Wl,--build-id=0x$id
+printf '%s\0%s\0' "$tmp/forged" /home/u/libforged.so >forged.pairs
+printf '%s\0%s\0' "$tmp/real" /usr/lib/libreal.so >real.pairs
+MMAP3_FAKE=files=$tmp/forged.pairs serve 1 --max-files 0
+check "a user's file stored first: its copy kept read-only, marked a user's" \
+	sh -c "cmp forged $(link_of $id)/elf && stat -c %a $(link_of $id)/elf | grep -qx 400"
+MMAP3_FAKE=files=$tmp/real.pairs,status=1:0:64 serve 1 --max-files 0
+check "after a restart, a root-owned file claiming its build-id replaces it" \
+	sh -c "cmp real $(link_of $id)/elf && test \"\$(readlink $(link_of $id))\" = ../../usr/lib/libreal.so/$id"
+check "... said" grep -q "kept this root-owned file's copy" log
 tap_done
