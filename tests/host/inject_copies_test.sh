@@ -18,11 +18,7 @@ fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
 tap_tmpdir || exit 1
 
-if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
-	tap_skip "perf record does not work on this machine"
-	tap_done
-	exit
-fi
+tap_need_perf_record
 export HOME=$tmp/home PERF_CONFIG=/dev/null
 
 # An 800-byte ELF: a copy of it read a byte at a time takes 800 reads.

@@ -20,11 +20,7 @@ tsan=$2
 . "$(dirname "$0")/../lib/tap.sh"
 tap_tmpdir || exit 1
 
-if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
-	tap_skip "perf record does not work on this machine"
-	tap_done
-	exit
-fi
+tap_need_perf_record
 export HOME=$tmp/home PERF_CONFIG=/dev/null MMAP3_FAKE=rate=200
 
 # A workload that maps and runs for a while, so perf writes rounds.

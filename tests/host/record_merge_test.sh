@@ -17,11 +17,7 @@ fake=$1
 . "$(dirname "$0")/../lib/tap.sh"
 tap_tmpdir || exit 1
 
-if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
-	tap_skip "perf record does not work on this machine"
-	tap_done
-	exit
-fi
+tap_need_perf_record
 printf 'int main(void) { return 0; }\n' >p.c
 cc -o p p.c -Wl,--build-id=0x01aabbccddeeff00112233445566778899aabbcc
 printf '%s\0%s\0' "$tmp/p" "/usr/bin/p" >pairs

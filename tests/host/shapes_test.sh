@@ -83,11 +83,7 @@ check "... and of the merged file, through the rewritten index" \
 "$mmap3" dump bts.data >dump.txt 2>&1
 check "dump reads past each AUXTRACE record's trace" grep -q '^11 records$' dump.txt
 
-if ! perf record -q -e cpu-clock -o ok.data -- true >/dev/null 2>&1; then
-	tap_skip "perf record does not work on this machine"
-	tap_done
-	exit
-fi
+tap_need_perf_record
 "$craft" reload-side side.data
 
 # perf record --threads: a directory of data.N files.

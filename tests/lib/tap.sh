@@ -68,6 +68,16 @@ tap_skip()
 	echo "ok $tap_n # SKIP $1"
 }
 
+# tap_need_perf_record: where perf record does not work (no access to
+# perf events), the test ends here, skipped; else probe.data is left.
+tap_need_perf_record()
+{
+	perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1 && return 0
+	tap_skip "perf record does not work on this machine"
+	tap_done
+	exit 0
+}
+
 tap_done()
 {
 	rm -f "$tap_log"
