@@ -367,6 +367,7 @@ static int mmap3_mmap(struct file *file, struct vm_area_struct *vma)
 	struct mmap3_session *s = file->private_data;
 	struct mmap3_ring *ring = &s->out.ring;
 	unsigned long pages = vma_pages(vma), i;
+	bool turned;
 	int ret;
 
 	/* MAP_SHARED (VM_SHARED goes where the file is not open for writing). */
@@ -379,17 +380,20 @@ static int mmap3_mmap(struct file *file, struct vm_area_struct *vma)
 		mmap3_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	/* Checked before the ring turns mapped: a wrong range leaves read() working. */
-	ret = mmap3_ring_map(ring, vma->vm_pgoff, pages);
+	mutex_lock(&ring->map_lock);
+	ret = mmap3_ring_map(ring, vma->vm_pgoff, pages, &turned);
 	if (ret)
-		return ret;
+		goto out;
 	mmap3_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	for (i = 0; i < pages; i++) {
+	for (i = 0; i < pages && !ret; i++)
 		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     mmap3_ring_page(ring, vma->vm_pgoff + i));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	/* The caller unmaps what was put in place: this mapping never was. */
+	if (ret && turned)
+		mmap3_ring_unmap(ring);
+out:
+	mutex_unlock(&ring->map_lock);
+	return ret;
 }
 
 static int mmap3_open(struct inode *inode, struct file *file)

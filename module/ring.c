@@ -19,6 +19,7 @@ void mmap3_ring_init(struct mmap3_ring *ring)
 {
 	memset(ring, 0, sizeof(*ring));
 	spin_lock_init(&ring->lock);
+	mutex_init(&ring->map_lock);
 }
 
 int mmap3_ring_alloc(struct mmap3_ring *ring, u64 size)
@@ -49,7 +50,8 @@ void mmap3_ring_free(struct mmap3_ring *ring)
 	vfree(ring->buf);
 	ring->buf = NULL;
 	ring->size = 0;
-	free_page((unsigned long)ring->ctl);
+	free_page((unsigned long)ring->ctl_page);
+	ring->ctl_page = NULL;
 	ring->ctl = NULL;
 }
 
@@ -58,14 +60,21 @@ u64 mmap3_ring_used(struct mmap3_ring *ring)
 	return READ_ONCE(ring->head) - mmap3_ring_tail_hint(ring);
 }
 
-int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages)
+int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages,
+		   bool *turned)
 {
-	struct mmap3_ring_control *ctl = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	struct mmap3_ring_control *ctl;
 	unsigned long limit;
 	int ret = 0;
 
-	if (!ctl)
-		return -ENOMEM;
+	lockdep_assert_held(&ring->map_lock);
+	*turned = false;
+	if (!ring->ctl_page) {
+		ring->ctl_page = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+		if (!ring->ctl_page)
+			return -ENOMEM;
+	}
+	ctl = ring->ctl_page;
 	spin_lock(&ring->lock);
 	/* The control page and the buffer's pages. */
 	limit = ring->size ? 1 + (ring->size >> PAGE_SHIFT) : 0;
@@ -80,17 +89,28 @@ int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long p
 		ctl->size = ring->size;
 		/* Filled before seen: mmap3_ring_tail_hint() reads it unlocked. */
 		smp_store_release(&ring->ctl, ctl);
-		ctl = NULL;
+		*turned = true;
 	}
 	spin_unlock(&ring->lock);
-	free_page((unsigned long)ctl);
 	return ret;
+}
+
+void mmap3_ring_unmap(struct mmap3_ring *ring)
+{
+	lockdep_assert_held(&ring->map_lock);
+	spin_lock(&ring->lock);
+	/*
+	 * The reader never had the pages, so never moved its tail: @tail is
+	 * still ours.  The page stays, for any unlocked reader of @ctl.
+	 */
+	WRITE_ONCE(ring->ctl, NULL);
+	spin_unlock(&ring->lock);
 }
 
 struct page *mmap3_ring_page(struct mmap3_ring *ring, unsigned long pgoff)
 {
 	if (!pgoff)
-		return virt_to_page(ring->ctl);
+		return virt_to_page(ring->ctl_page);
 	if (pgoff - 1 >= ring->size >> PAGE_SHIFT)
 		return NULL;
 	return vmalloc_to_page(ring->buf + ((pgoff - 1) << PAGE_SHIFT));

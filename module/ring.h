@@ -5,6 +5,7 @@
 #ifndef MMAP3_RING_H
 #define MMAP3_RING_H
 
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/mmap3.h>
@@ -22,8 +23,9 @@
  * @lost_pending; the next record that fits is preceded by a LOST record
  * carrying the count.
  *
- * Once mapped (@ctl set, under the lock, never unset: the buffer stays
- * as it is), the reader is in user space: each new @head is published to
+ * Once mapped (@ctl set, under the lock, unset only by the mmap() that
+ * set it and then failed: the buffer stays as it is), the reader is in
+ * user space: each new @head is published to
  * @ctl->head, and @tail follows @ctl->tail, read under the lock and taken
  * only if within [tail, head].  The module then never reads the buffer's
  * bytes: the reader may have put its tail anywhere in them.
@@ -36,7 +38,19 @@ struct mmap3_ring {
 	u64 tail;			/* bytes ever read */
 	u64 lost_pending;		/* lost since the last LOST record */
 	struct mmap3_ring_control *ctl;	/* the mapped control page, or NULL */
+	/*
+	 * The control page, kept until the ring is freed: an unlocked
+	 * mmap3_ring_tail_hint() may still read it after a failed mmap()
+	 * has unset @ctl.
+	 */
+	struct mmap3_ring_control *ctl_page;
 	bool reading;			/* a read() walks [tail, head) */
+	/*
+	 * Serializes mmap() calls (taken under the caller's mmap_lock, and
+	 * nothing is taken under it but ->lock), so that one that fails
+	 * after turning the ring mapped undoes it before another maps it.
+	 */
+	struct mutex map_lock;
 };
 
 void mmap3_ring_init(struct mmap3_ring *ring);
@@ -60,14 +74,19 @@ void mmap3_ring_flush_lost(struct mmap3_ring *ring, u64 time);
 u64 mmap3_ring_used(struct mmap3_ring *ring);
 
 /*
- * Mapping the buffer: mmap3_ring_map() makes it mappable, @pages of
- * the device's pages from @pgoff (the control page, once; -EINVAL if
- * there is no buffer yet, or the pages run past it, and then the ring
- * stays as it was: read() goes on), after which mmap3_ring_page() gives
- * page @pgoff of the device (0 the control page, then the buffer's),
- * NULL past the end.
+ * Mapping the buffer, under ->map_lock: mmap3_ring_map() makes it
+ * mappable, @pages of the device's pages from @pgoff (-EINVAL if there
+ * is no buffer yet, or the pages run past it, and then the ring stays as
+ * it was: read() goes on), and says in *@turned whether this call turned
+ * the ring mapped.  mmap3_ring_page() then gives page @pgoff of the
+ * device (0 the control page, then the buffer's), NULL past the end.
+ * If the pages cannot be put in place, mmap3_ring_unmap() undoes what
+ * mmap3_ring_map() turned: no reader ever saw it mapped, and read()
+ * goes on.
  */
-int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages);
+int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long pages,
+		   bool *turned);
+void mmap3_ring_unmap(struct mmap3_ring *ring);
 struct page *mmap3_ring_page(struct mmap3_ring *ring, unsigned long pgoff);
 
 static inline bool mmap3_ring_mapped(const struct mmap3_ring *ring)

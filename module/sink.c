@@ -650,6 +650,6 @@ void mmap3_output_stats(struct mmap3_output *out, struct mmap3_stats *st)
 	st->captures_held = READ_ONCE(out->capture.held);
 	st->captures_refused = READ_ONCE(out->capture.refused);
 	st->captures_denied = READ_ONCE(out->capture.denied);
-	st->memory = st->buffer_size + (mmap3_ring_mapped(&out->ring) ? PAGE_SIZE : 0) +
+	st->memory = st->buffer_size + (READ_ONCE(out->ring.ctl_page) ? PAGE_SIZE : 0) +
 		     mmap3_capture_memory(&out->capture);
 }

@@ -28,6 +28,7 @@
 #include "kselftest_harness.h"
 #include "libelf_buildid.h"
 #include "session.h"
+#include "faults.h"
 
 #define DIR "/tmp/capture_test"
 #define PAGE ((size_t)sysconf(_SC_PAGESIZE))
@@ -1227,6 +1228,63 @@ TEST(mapped_buffer_rules)
 	EXPECT_EQ(-1, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
 	munmap(p, PAGE);
 	close(ro);
+	close(fd);
+}
+
+/*
+ * An mmap() whose pages cannot be put in place (the debug kernel's
+ * fail_page_alloc, filtered to the module's call chains, fails the page
+ * tables vm_insert_page() allocates at an address no mapping was ever
+ * near) leaves the buffer to read(), as if never tried; the next mmap()
+ * works.  Before, the ring stayed mapped and read() gave EBUSY for the
+ * session's life.
+ */
+TEST(failed_mmap_leaves_the_buffer_to_read)
+{
+	/* Its own top-level page table entry: every level below is allocated. */
+	void *at = (void *)(64UL << 39);
+	unsigned long start, end;
+	int fd, err;
+	long failed;
+	char byte;
+	void *p;
+
+	if (access(FAIL_PAGE_ALLOC "/probability", W_OK))
+		SKIP(return, "no fail_page_alloc: only the debug kernel can fail an mmap() there");
+	ASSERT_EQ(0, module_range(&start, &end));
+	fd = open(MMAP3_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_SET_BUFFER_SIZE, &(uint64_t){ 64 << 10 }));
+	/* The control page is allocated by a first mmap(), even one refused. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+				   (off_t)(1 + (64 << 10) / PAGE) * PAGE));
+	faults_set(FAIL_PAGE_ALLOC, "100", start, end);
+	/* A page table is one page: the injector skips order 0 by default. */
+	write_file(FAIL_PAGE_ALLOC "/min-order", "0");
+	write_file(FAIL_PAGE_ALLOC "/task-filter", "Y");
+	write_file("/proc/self/make-it-fail", "1");
+	p = mmap(at, PAGE + (64 << 10), PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	err = errno;
+	write_file("/proc/self/make-it-fail", "0");
+	write_file(FAIL_PAGE_ALLOC "/probability", "0");
+	write_file(FAIL_PAGE_ALLOC "/task-filter", "N");
+	write_file(FAIL_PAGE_ALLOC "/min-order", "1");
+	failed = faults_injected(FAIL_PAGE_ALLOC);
+	ASSERT_LT(0, failed) {
+		TH_LOG("no page table allocation under vm_insert_page() was made to fail");
+	}
+	ASSERT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOMEM, err);
+	/* read() still has the buffer: no records yet, not EBUSY. */
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(fd, &byte, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	p = mmap(NULL, PAGE + (64 << 10), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ((uint64_t)64 << 10, ((struct mmap3_ring_control *)p)->size);
+	EXPECT_EQ(-1, read(fd, &byte, 1));
+	EXPECT_EQ(EBUSY, errno);
+	munmap(p, PAGE + (64 << 10));
 	close(fd);
 }
 
