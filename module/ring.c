@@ -87,6 +87,7 @@ int mmap3_ring_map(struct mmap3_ring *ring, unsigned long pgoff, unsigned long p
 		ctl->head = ring->head;
 		ctl->tail = ring->tail;
 		ctl->size = ring->size;
+		ctl->control_size = sizeof(*ctl);
 		/* Filled before seen: mmap3_ring_tail_hint() reads it unlocked. */
 		smp_store_release(&ring->ctl, ctl);
 		*turned = true;

@@ -1205,6 +1205,8 @@ TEST(mapped_buffer_rules)
 	EXPECT_EQ((uint64_t)64 << 10, m.ctl->size);
 	EXPECT_EQ(0, m.ctl->head);
 	EXPECT_EQ(0, m.ctl->tail);
+	/* 2.6: the control says its own size. */
+	EXPECT_EQ(sizeof(struct mmap3_ring_control), m.ctl->control_size);
 	EXPECT_EQ(-1, mprotect((void *)m.data, PAGE, PROT_READ | PROT_WRITE));
 	/* The whole device at once, read-only, shows the same control page. */
 	p = mmap(NULL, PAGE + (64 << 10), PROT_READ, MAP_SHARED, fd, 0);
@@ -1282,6 +1284,8 @@ TEST(failed_mmap_leaves_the_buffer_to_read)
 	p = mmap(NULL, PAGE + (64 << 10), PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	EXPECT_EQ((uint64_t)64 << 10, ((struct mmap3_ring_control *)p)->size);
+	EXPECT_EQ(sizeof(struct mmap3_ring_control),
+		  ((struct mmap3_ring_control *)p)->control_size);
 	EXPECT_EQ(-1, read(fd, &byte, 1));
 	EXPECT_EQ(EBUSY, errno);
 	munmap(p, PAGE + (64 << 10));

@@ -170,12 +170,21 @@ static int map_buffer(struct mmap3_records *r)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct mmap3_ring_control *ctl;
-	uint64_t size;
+	uint64_t size, csize;
 	void *data;
 
 	ctl = mmap3_device_map(r->fd, page, PROT_READ | PROT_WRITE, 0);
 	if (ctl == MAP_FAILED)
 		return errno == EINVAL ? 0 : -1;
+	/* Zero from a module before 2.6: its control is the first 24 bytes. */
+	csize = __atomic_load_n(&ctl->control_size, __ATOMIC_RELAXED);
+	if (csize && (csize < MMAP3_RING_CONTROL_SIZE_VER1 || csize > page || csize % 8)) {
+		msg_err("%s: the mapped buffer's control page says it is %llu bytes, "
+			"expected 0 or a multiple of 8 from %u to %zu", mmap3_device_path(),
+			(unsigned long long)csize, MMAP3_RING_CONTROL_SIZE_VER1, page);
+		munmap(ctl, page);
+		return -1;
+	}
 	size = __atomic_load_n(&ctl->size, __ATOMIC_RELAXED);
 	if (size < MMAP3_BUFFER_SIZE_MIN || size > MMAP3_BUFFER_SIZE_MAX || (size & (size - 1)) ||
 	    size % page) {

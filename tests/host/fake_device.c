@@ -54,6 +54,8 @@
  *			G,G,..." (the user captures are read as, under sudo)
  *	old=1		the module is of ABI 2.3: no SET_CAPTURE_USER, no
  *			CAPTURE_FORGET (ENOTTY)
+ *	ctlsize=N	with ring=1: the control page says it is N bytes
+ *			(0 as a module before 2.6 does)
  *	walk=PATH	with ring=1: after files=, mappings of two path
  *			lengths whose records differ by 8 bytes, chosen to
  *			end the buffer at every gap a record can leave
@@ -106,7 +108,8 @@ static struct {
 	const char *user;
 	const char *pid;
 	int old;
-} cfg;
+	int ctlsize;
+} cfg = { .ctlsize = -1 };
 
 static struct {
 	char *elf, *path;
@@ -192,6 +195,8 @@ static void parse_config(void)
 			cfg.old = atoi(kv + 4);
 		else if (!strncmp(kv, "pid=", 4))
 			cfg.pid = kv + 4;
+		else if (!strncmp(kv, "ctlsize=", 8))
+			cfg.ctlsize = atoi(kv + 8);
 	}
 }
 
@@ -323,6 +328,8 @@ static int ring_alloc(uint64_t size)
 	ring.data = (uint8_t *)p + page;
 	ring.size = size;
 	ring.ctl->size = size;
+	/* ctlsize=N: a control page that says N bytes (0: a module before 2.6). */
+	ring.ctl->control_size = cfg.ctlsize >= 0 ? (uint64_t)cfg.ctlsize : sizeof(*ring.ctl);
 	return 0;
 fail:
 	fprintf(stderr, "mmap3: fake device: the ring: %s\n", strerror(errno));

@@ -124,4 +124,17 @@ check "a pad short of the mapped buffer's end: status 1 (got $rc)" test $rc -eq 
 check "... one line naming the device, the offset and what was expected: $(head -n 1 err)" \
 	grep -qE '^mmap3: fake-mmap3: offset 160 of the mapped records: a pad of 16 bytes, expected one of the [0-9]+ bytes to the buffer.s end' err
 
+# The control page's own size (ABI 2.6): a module before 2.6 says none, a
+# size that cannot be a control's is refused, naming what was expected.
+MMAP3_FAKE=ring=1,ctlsize=0 "$fake" record -o ctl-old.data -- true >/dev/null 2>err
+rc=$?
+check "a control page of a module before 2.6 (no size): status 0 (got $rc)" test $rc -eq 0
+for n in 12 4100; do
+	MMAP3_FAKE=ring=1,ctlsize=$n "$fake" record -o ctl-$n.data -- true >/dev/null 2>err
+	rc=$?
+	check "a control page that says $n bytes: status 1 (got $rc)" test $rc -eq 1
+	check "... one line saying what was expected: $(head -n 1 err)" \
+		grep -qE "^mmap3: fake-mmap3: the mapped buffer's control page says it is $n bytes, expected 0 or a multiple of 8 from 32 to [0-9]+\$" err
+done
+
 tap_done

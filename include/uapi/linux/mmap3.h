@@ -11,6 +11,8 @@
  * extensible struct); a tool built against 2.N works with a module of
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
+ *	2.6	struct mmap3_ring_control says its own size (@control_size),
+ *		so fields can be appended to it as to the ioctls' structs
  *	2.4	captures offered and read as another user
  *		(MMAP3_IOC_SET_CAPTURE_USER, MMAP3_FEATURE_CAPTURE_USER): under
  *		sudo, the user the copies are for; MMAP3_IOC_CAPTURE_FORGET:
@@ -53,7 +55,7 @@
 #define MMAP3_DEVICE_PATH	"/dev/mmap3"
 
 #define MMAP3_ABI_MAJOR		2
-#define MMAP3_ABI_MINOR		5
+#define MMAP3_ABI_MINOR		6
 
 #define MMAP3_STRUCT_SIZE_MAX	4096
 
@@ -643,10 +645,26 @@ struct mmap3_record_pad {
 	__u32 size;
 };
 
+/*
+ * struct mmap3_ring_control - page 0 of the mapped device
+ * @head:	written by the module: the bytes ever written
+ * @tail:	written by the reader: the bytes it is done with
+ * @size:	the buffer's size in bytes, a power of two
+ * @control_size: (2.6) the bytes of this struct the module fills in, at
+ *		least MMAP3_RING_CONTROL_SIZE_VER1: a field a reader knows
+ *		but that lies past it is not the module's.  Zero from a module
+ *		before 2.6, whose control is the first
+ *		MMAP3_RING_CONTROL_SIZE_VER0 bytes.  The rest of the page is
+ *		zero.
+ */
 struct mmap3_ring_control {
 	__u64 head;
 	__u64 tail;
 	__u64 size;
+	__u64 control_size;
 };
+
+#define MMAP3_RING_CONTROL_SIZE_VER0	24
+#define MMAP3_RING_CONTROL_SIZE_VER1	32
 
 #endif /* _UAPI_LINUX_MMAP3_H */
