@@ -122,6 +122,7 @@ MODULE_PARM_DESC(content_id_max_mb,
  */
 struct slow_read {
 	struct list_head node;		/* in slow_reads until done */
+	struct list_head running;	/* in slow_running while SLOW_RUNNING */
 	struct list_head waiters;	/* struct parked, oldest first */
 	struct mmap3_file_id id;	/* the file, never the mapper's struct file */
 	const struct cred *cred;	/* the first mapper's: read as it could */
@@ -154,6 +155,8 @@ struct parked {
  */
 static DEFINE_SPINLOCK(slow_lock);
 static LIST_HEAD(slow_reads);		/* oldest first */
+/* The running ones, at most MAX_SLOW_RUNNING: what a read to start is checked against. */
+static LIST_HEAD(slow_running);
 static LIST_HEAD(parked_all);		/* every parked event, oldest first */
 static LIST_HEAD(parked_served);	/* dumps' events served, for their dump to emit */
 static u64 parked_seq;
@@ -472,9 +475,7 @@ static bool may_start(const struct slow_read *sr)
 	const struct slow_read *other;
 	unsigned int users = 0;
 
-	list_for_each_entry(other, &slow_reads, node) {
-		if (other->phase != SLOW_RUNNING)
-			continue;
+	list_for_each_entry(other, &slow_running, running) {
 		if (other->id.inode->i_sb == sr->id.inode->i_sb)
 			return false;
 		/* Stuck past its deadline, it no longer holds its user's readers. */
@@ -495,18 +496,21 @@ static bool may_wait(const struct inode *inode, kuid_t user)
 
 	if (nr_waiting >= MAX_SLOW_WAITING)
 		return false;
-	list_for_each_entry(other, &slow_reads, node) {
-		if (other->phase == SLOW_RUNNING && other->expired &&
-		    other->id.inode->i_sb == inode->i_sb)
+	list_for_each_entry(other, &slow_running, running)
+		if (other->expired && other->id.inode->i_sb == inode->i_sb)
 			return false;
+	list_for_each_entry(other, &slow_reads, node)
 		if (other->phase == SLOW_WAITING && uid_eq(other->user, user) &&
 		    ++users >= MAX_SLOW_WAITING_USER)
 			return false;
-	}
 	return true;
 }
 
-/* Under slow_lock: start the oldest reads that may start. */
+/*
+ * Under slow_lock: start the oldest reads that may start.  Each waiting
+ * read is checked against the running ones only: at most MAX_SLOW_WAITING
+ * times MAX_SLOW_RUNNING steps under the lock, not the square of all.
+ */
 static void dispatch(void)
 {
 	struct slow_read *sr;
@@ -517,6 +521,7 @@ static void dispatch(void)
 		if (sr->phase != SLOW_WAITING || !may_start(sr))
 			continue;
 		sr->phase = SLOW_RUNNING;
+		list_add_tail(&sr->running, &slow_running);
 		nr_waiting--;
 		nr_running++;
 		nr_running_live++;
@@ -649,6 +654,7 @@ static void slow_read(struct work_struct *work)
 
 	spin_lock(&slow_lock);
 	list_del(&sr->node);
+	list_del(&sr->running);
 	nr_running--;
 	if (!sr->expired)
 		nr_running_live--;
