@@ -156,7 +156,10 @@ static struct delayed_work probe_remove_work;
 /* The probe's misses in its earlier registrations (they start over). */
 static unsigned long probe_missed_before;
 
-/* Of the probe's misses, those counted lost (the worker's). */
+/*
+ * Of the probe's misses, those counted lost: the worker's, and set under
+ * hook_lock when the first session comes, while no worker runs.
+ */
 static unsigned long probe_missed_seen;
 
 /*
@@ -390,8 +393,6 @@ static int probe_add(void)
 		pr_err("cannot hook perf_event_mmap (%s): %d\n", mmap3_attach_kind(), ret);
 		return ret;
 	}
-	/* The misses start over; no worker runs while no session is enabled. */
-	probe_missed_seen = 0;
 	probe_registered = true;
 	return 0;
 }
@@ -415,8 +416,12 @@ static void probe_remove_fn(struct work_struct *work)
 	mutex_unlock(&probe_lock);
 }
 
-/* A session is enabled: the probe is in, and stays while it is. */
-static int probe_get(void)
+/*
+ * A session is enabled: the probe is in, and stays while it is.  *@missed
+ * is its count of misses now: those of the grace period before were no
+ * session's.
+ */
+static int probe_get(unsigned long *missed)
 {
 	int ret;
 
@@ -424,8 +429,10 @@ static int probe_get(void)
 	/* A removal running now waits for probe_lock, then finds a session. */
 	cancel_delayed_work(&probe_remove_work);
 	ret = probe_add();
-	if (!ret)
+	if (!ret) {
 		probe_sessions++;
+		*missed = mmap3_attach_missed();
+	}
 	mutex_unlock(&probe_lock);
 	return ret;
 }
@@ -442,7 +449,8 @@ static void probe_put(void)
 
 int mmap3_hook_get(bool data)
 {
-	int ret = probe_get();
+	unsigned long missed;
+	int ret = probe_get(&missed);
 
 	if (ret)
 		return ret;
@@ -451,6 +459,8 @@ int mmap3_hook_get(bool data)
 		ret = queues_alloc();
 		if (ret)
 			goto out;
+		/* No worker runs yet: misses from now on are the sessions'. */
+		probe_missed_seen = missed;
 		/* Pairs with the handler's acquire. */
 		smp_store_release(&hook_queues, mmap3_queues);
 	}
