@@ -2352,4 +2352,90 @@ TEST_F_TIMEOUT(slow, dump_lets_go_for_a_stalled_reader, 120)
 	unlink(DIR "/locked");
 }
 
+/* The huge page size from /proc/meminfo, in bytes; 0 if none. */
+static unsigned long huge_page_size(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long kb = 0;
+	char line[128];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugepagesize: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+/*
+ * A file of hugetlbfs, its build-id note in its first huge page past the
+ * first small page, and a decoy note where the third huge page begins.
+ * Before 6.7 hugetlbfs's page cache was indexed by huge page, so a
+ * lookup of the note's small page found the decoy's: the module must
+ * read the file, not its page cache, and give the real id.
+ */
+TEST(hugetlbfs_file_gives_its_own_build_id)
+{
+	uint8_t id[20], decoy[20];
+	struct mmap3_record_mmap *m;
+	unsigned long hp = huge_page_size();
+	struct records r = { };
+	struct elf e;
+	int fd, f;
+	void *p;
+
+	if (!hp)
+		SKIP(return, "no huge pages in this kernel");
+	mkdir(DIR, 0755);
+	mkdir(DIR "/huge", 0755);
+	if (mount("none", DIR "/huge", "hugetlbfs", 0, NULL))
+		SKIP(return, "no hugetlbfs: %s", strerror(errno));
+	if (write_file("/proc/sys/vm/nr_hugepages", "3")) {
+		umount(DIR "/huge");
+		SKIP(return, "cannot reserve 3 huge pages");
+	}
+	memset(id, 0x4e, sizeof(id));
+	memset(decoy, 0xd0, sizeof(decoy));
+	e = new_elf(1, 0, 1, 0);
+	add_ph(&e, 0, 4, 8192, add_buildid(&e, 8192, id, 20, 4) - 8192, 4);
+	add_buildid(&e, 2 * hp, decoy, 20, 4);
+	f = open(DIR "/huge/elf", O_RDWR | O_CREAT | O_CLOEXEC, 0755);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(0, ftruncate(f, (off_t)(3 * hp)));
+	p = mmap(NULL, 3 * hp, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	if (p == MAP_FAILED) {
+		close(f);
+		unlink(DIR "/huge/elf");
+		umount(DIR "/huge");
+		SKIP(return, "no 3 huge pages free: %s", strerror(errno));
+	}
+	memcpy(p, e.buf, e.size);
+	munmap(p, 3 * hp);
+	close(f);
+	free(e.buf);
+
+	fd = own_session_open();
+	ASSERT_LE(0, fd);
+	/* Shared: a private mapping would reserve a huge page the file holds. */
+	f = open(DIR "/huge/elf", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, f);
+	p = mmap(NULL, hp, PROT_READ | PROT_EXEC, MAP_SHARED, f, 0);
+	close(f);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	m = find_mmap(&r, getpid(), DIR "/huge/elf", 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(MMAP3_BUILDID_FOUND, m->build_id.status);
+	EXPECT_TRUE(build_id_is(&m->build_id, id, 20)) {
+		TH_LOG("not the file's build-id%s",
+		       build_id_is(&m->build_id, decoy, 20) ? ": the decoy's, a huge page away" : "");
+	}
+	munmap(p, hp);
+	records_free(&r);
+	close(fd);
+	unlink(DIR "/huge/elf");
+	umount(DIR "/huge");
+	write_file("/proc/sys/vm/nr_hugepages", "0");
+}
+
 TEST_HARNESS_MAIN

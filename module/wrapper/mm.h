@@ -6,6 +6,7 @@
 #define MMAP3_WRAPPER_MM_H
 
 #include <linux/highmem.h>
+#include <linux/magic.h>
 #include <linux/uio.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -69,6 +70,17 @@ static inline long mmap3_page_cache_copy(struct address_space *mapping, void *ds
 					 size_t len, loff_t pos)
 {
 	size_t done = 0;
+
+#if MMAP3_KERNEL_BEFORE(6, 7)
+	/*
+	 * hugetlbfs indexed its page cache by huge page until 6.7 ("mm/
+	 * filemap: remove hugetlb special casing in filemap.c"): a lookup
+	 * at a small page's index finds another huge page's bytes.  The
+	 * file is read instead, by hugetlbfs_read_iter(), which knows.
+	 */
+	if (mapping->host->i_sb->s_magic == HUGETLBFS_MAGIC)
+		return -EAGAIN;
+#endif
 
 	while (done < len) {
 		size_t off = offset_in_page(pos + done);
