@@ -4,8 +4,9 @@
  *
  * The kernel tells a module nothing when an inode goes away, so entries
  * are keyed by what identifies an inode of a mounted filesystem
- * (superblock, its device and UUID, inode number, generation: a new mount
- * at a recycled superblock address does not match), and each is valid for
+ * (superblock, its device, UUID and backing device, inode number,
+ * generation: a new mount at a recycled superblock address does not
+ * match), and each is valid for
  * one state of the inode (size, mtime, ctime, i_version where the
  * filesystem keeps one).  Entries are bounded in number (module parameter
  * cache_entries) with CLOCK eviction.
@@ -25,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/backing-dev-defs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -58,6 +60,13 @@ struct mmap3_cache_entry {
 	struct rcu_head rcu;
 	const struct super_block *sb;
 	dev_t dev;
+	/*
+	 * The superblock's own backing device's, if it has one (FUSE, NFS,
+	 * ...: never reused).  A FUSE daemon chooses its files' numbers and
+	 * times, and a mount made again finds the freed superblock's address
+	 * and anonymous device: only this tells its files from the last's.
+	 */
+	u64 bdi_id;
 	uuid_t uuid;
 	u64 ino;
 	u32 generation;
@@ -100,7 +109,7 @@ static bool entry_is(const struct mmap3_cache_entry *e, const struct inode *inod
 
 	return e->sb == sb && e->ino == (u64)inode->i_ino &&
 	       e->generation == inode->i_generation && e->dev == sb->s_dev &&
-	       uuid_equal(&e->uuid, &sb->s_uuid);
+	       e->bdi_id == sb->s_bdi->id && uuid_equal(&e->uuid, &sb->s_uuid);
 }
 
 /*
@@ -185,6 +194,7 @@ void mmap3_cache_insert(struct inode *inode, const struct mmap3_inode_state *st,
 		return;		/* the next mapping reads the file again */
 	e->sb = inode->i_sb;
 	e->dev = inode->i_sb->s_dev;
+	e->bdi_id = inode->i_sb->s_bdi->id;
 	uuid_copy(&e->uuid, &inode->i_sb->s_uuid);
 	e->ino = inode->i_ino;
 	e->generation = inode->i_generation;

@@ -2352,6 +2352,62 @@ TEST_F_TIMEOUT(slow, dump_lets_go_for_a_stalled_reader, 120)
 	unlink(DIR "/locked");
 }
 
+/*
+ * A FUSE daemon chooses its files' inode numbers, generations and times,
+ * and a filesystem mounted again may find the freed superblock's address
+ * and anonymous device number.  Mounted eight times, in turn over two
+ * files of one size with the same numbers and times and other build-ids,
+ * each mount's file gets its own id, never the one cached for the mount
+ * before it.
+ */
+TEST(fuse_mounted_again_gets_no_stale_build_id)
+{
+	struct mmap3_record_mmap *m;
+	struct records r = { };
+	uint8_t id[2][20];
+	unsigned int same_dev = 0;
+	dev_t last = 0;
+	struct stat st;
+	pid_t daemon;
+	int fd, i, again;
+	void *p;
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/srcA", 0755);
+	mkdir(DIR "/srcB", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/srcA/lib", 1, 0, 0xa1, 20, 256, id[0]));
+	ASSERT_EQ(0, write_elf(DIR "/srcB/lib", 1, 0, 0xb2, 20, 256, id[1]));
+	fd = own_session_open();
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 8; i++) {
+		daemon = fusefs_start(DIR "/mnt", i % 2 ? DIR "/srcB" : DIR "/srcA",
+				      "--gen 7 --time 1000000");
+		ASSERT_LT(0, daemon);
+		ASSERT_EQ(0, stat(DIR "/mnt/lib", &st));
+		again = i && st.st_dev == last;
+		same_dev += again;
+		last = st.st_dev;
+		p = map_exec(DIR "/mnt/lib");
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, flush_and_read(fd, &r));
+		m = find_mmap(&r, getpid(), DIR "/mnt/lib", 0);
+		ASSERT_NE(NULL, m);
+		EXPECT_TRUE(build_id_is(&m->build_id, id[i % 2], 20)) {
+			TH_LOG("mount %d (%s device as the mount before): %s", i + 1,
+			       again ? "the same" : "another",
+			       build_id_is(&m->build_id, id[!(i % 2)], 20) ?
+			       "the other file's id, cached for the mount before" : "not its id");
+		}
+		munmap(p, 4096);
+		records_free(&r);
+		fusefs_stop(daemon, DIR "/mnt");
+		/* The superblock is freed after a grace period: let the next find it. */
+		usleep(100000);
+	}
+	ksft_print_msg("%u of 7 mounts had the device number of the mount before\n", same_dev);
+	close(fd);
+}
+
 /* The huge page size from /proc/meminfo, in bytes; 0 if none. */
 static unsigned long huge_page_size(void)
 {
