@@ -13,6 +13,11 @@
  * argument registers: 72 with its callback.  Its callback runs with
  * preemption enabled until it takes ftrace's recursion guard, which
  * disables it: the hook runs with preemption off either way.
+ *
+ * kernel.ftrace_enabled=0 makes the kernel call no ftrace_ops, and no
+ * kprobe on an ftrace site, without telling them: our ops is permanent,
+ * so the sysctl is refused while it is registered, and registering it
+ * while ftrace is off fails; a session's ENABLE then fails with EBUSY.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -69,9 +74,18 @@ static void notrace mmap3_ftrace_handler(unsigned long ip, unsigned long parent_
 	ftrace_test_recursion_unlock(bit);
 }
 
-/* No FTRACE_OPS_FL_RECURSION: ftrace would call us through a helper that guards. */
+/*
+ * No FTRACE_OPS_FL_RECURSION: ftrace would call us through a helper that
+ * guards.  FTRACE_OPS_FL_PERMANENT (5.5 on, as livepatch's ops): while
+ * it is registered ftrace_enable_sysctl() fails a write of 0 with EBUSY
+ * (is_permanent_ops_registered()), and __register_ftrace_function()
+ * returns -EBUSY while ftrace_enabled is 0 instead of registering an ops
+ * never called (kernel/trace/ftrace.c of 6.12; hostile_test sees both
+ * on 6.1, 6.12 and 7.2).
+ */
 static struct ftrace_ops mmap3_ftrace_ops = {
 	.func = mmap3_ftrace_handler,
+	.flags = FTRACE_OPS_FL_PERMANENT,
 };
 
 static void ftrace_filter_init(void)
@@ -95,7 +109,10 @@ static int ftrace_attach(void)
 		return -ENODEV;
 	atomic_long_set(&ftrace_missed, 0);
 	ret = register_ftrace_function(&mmap3_ftrace_ops);
-	if (ret)
+	/* Neither IPMODIFY nor DIRECT: EBUSY is the permanent ops' refusal. */
+	if (ret == -EBUSY)
+		pr_warn_once("kernel.ftrace_enabled is 0: no session can be enabled until it is 1\n");
+	else if (ret)
 		pr_warn("cannot attach to %s's ftrace site (%d): hooking it with a kprobe\n",
 			TARGET, ret);
 	return ret;
@@ -113,11 +130,14 @@ static int ftrace_attach(void)
 
 int mmap3_attach_add(void)
 {
-	if (!ftrace_attach()) {
-		attached_by_ftrace = true;
+	int ret = ftrace_attach();
+
+	attached_by_ftrace = !ret;
+	if (!ret)
 		return 0;
-	}
-	attached_by_ftrace = false;
+	/* ftrace is off: a kprobe on the same ftrace site would never fire. */
+	if (ret == -EBUSY)
+		return ret;
 	/*
 	 * A kprobe registered before keeps its resolved address and comes
 	 * back from unregister_kprobe() marked disabled, which

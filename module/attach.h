@@ -28,7 +28,10 @@ void mmap3_hook_mapping(struct vm_area_struct *vma);
 /* Never fails: without an ftrace_ops, the kprobe serves. */
 void mmap3_attach_init(void);
 void mmap3_attach_exit(void);
-/* Patch the call in; 0 or -errno (printed by the caller). */
+/*
+ * Patch the call in; 0 or -errno, printed by the caller but -EBUSY:
+ * kernel.ftrace_enabled is 0 (warned of once here).
+ */
 int mmap3_attach_add(void);
 /* Patch it out and wait for calls running. */
 void mmap3_attach_remove(void);

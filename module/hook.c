@@ -390,7 +390,9 @@ static int probe_add(void)
 		return 0;
 	ret = mmap3_attach_add();
 	if (ret) {
-		pr_err("cannot hook perf_event_mmap (%s): %d\n", mmap3_attach_kind(), ret);
+		/* -EBUSY: ftrace is off, which attach.c said once. */
+		if (ret != -EBUSY)
+			pr_err("cannot hook perf_event_mmap (%s): %d\n", mmap3_attach_kind(), ret);
 		return ret;
 	}
 	probe_registered = true;

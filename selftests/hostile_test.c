@@ -5,7 +5,8 @@
  * reader go on; what waits for the hung read is bounded), an
  * execute-only binary, a file crafted to cost the parser, a
  * user's file opened O_DIRECT and watched by fanotify, limits on memory,
- * and a state dump far larger than the buffer.
+ * a state dump far larger than the buffer, and kernel.ftrace_enabled
+ * turned off.
  *
  * Runs as root inside a test VM with the module loaded ($MMAP3_KO); the
  * FUSE and loop modules of kernels that do not build them in are in
@@ -2492,6 +2493,94 @@ TEST(hugetlbfs_file_gives_its_own_build_id)
 	unlink(DIR "/huge/elf");
 	umount(DIR "/huge");
 	write_file("/proc/sys/vm/nr_hugepages", "0");
+}
+
+#define FTRACE_ENABLED	"/proc/sys/kernel/ftrace_enabled"
+
+/* Sets kernel.ftrace_enabled; its teardown, in the parent, puts it back. */
+FIXTURE(ftrace_sysctl) {
+	int unused;
+};
+
+FIXTURE_SETUP(ftrace_sysctl)
+{
+	if (access(FTRACE_ENABLED, W_OK))
+		SKIP(return, "no %s: a kernel without function tracing", FTRACE_ENABLED);
+}
+
+FIXTURE_TEARDOWN_PARENT(ftrace_sysctl)
+{
+	write_file(FTRACE_ENABLED, "1");
+	write_file(PROBE_GRACE, "2000");
+}
+
+/*
+ * kernel.ftrace_enabled=0 stops the kernel calling ftrace_ops, and
+ * kprobes on an ftrace site: a hook that is one must refuse it (the
+ * sysctl write, or the session's ENABLE, fails with EBUSY) rather than
+ * let its records stop with no LOST record.  Where the hook does not go
+ * through ftrace (an int3 or BRK kprobe), records simply keep coming.
+ */
+TEST_F(ftrace_sysctl, ftrace_disabled_loses_nothing_silently)
+{
+	int fd, ret, err, recorded = 0;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/ftrace_off", 1, 0, 0x5f, 20, 256, NULL));
+
+	/* (1) Turned off under an enabled session. */
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ret = write_file(FTRACE_ENABLED, "0");
+	err = errno;
+	if (!ret)
+		recorded = session_records_a_mapping(fd, DIR "/ftrace_off");
+	write_file(FTRACE_ENABLED, "1");
+	close(fd);
+	ksft_print_msg("ftrace_enabled=0 under a session: %s\n",
+		       ret ? strerror(err) : recorded ? "taken, records came" : "taken, no record");
+	if (ret) {
+		EXPECT_EQ(EBUSY, err) {
+			TH_LOG("writing 0 to %s: %s, expected EBUSY", FTRACE_ENABLED,
+			       strerror(err));
+		}
+	} else {
+		EXPECT_TRUE(recorded) {
+			TH_LOG("ftrace_enabled=0 was taken, then a mapping gave no record");
+		}
+	}
+
+	/* (2) Already off when a session arms the hook. */
+	ASSERT_EQ(0, write_file(PROBE_GRACE, "0"));
+	ASSERT_TRUE(probe_becomes(0)) {
+		TH_LOG("perf_event_mmap is still patched after the last session");
+	}
+	ASSERT_EQ(0, write_file(FTRACE_ENABLED, "0")) {
+		TH_LOG("writing 0 to %s with no session: %s", FTRACE_ENABLED, strerror(errno));
+	}
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, 0, 1, &(pid_t){ getpid() }));
+	ret = ioctl(fd, MMAP3_IOC_ENABLE);
+	err = errno;
+	recorded = 0;
+	if (!ret)
+		recorded = session_records_a_mapping(fd, DIR "/ftrace_off");
+	close(fd);
+	write_file(FTRACE_ENABLED, "1");
+	ksft_print_msg("ENABLE with ftrace_enabled=0: %s\n",
+		       ret ? strerror(err) : recorded ? "done, records came" : "done, no record");
+	if (ret) {
+		EXPECT_EQ(EBUSY, err) {
+			TH_LOG("ENABLE with ftrace_enabled=0: %s, expected EBUSY", strerror(err));
+		}
+	} else {
+		EXPECT_TRUE(recorded) {
+			TH_LOG("a session enabled with ftrace_enabled=0 did not record a mapping");
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -147,9 +147,34 @@ int mmap3_device_setup(int fd, const struct mmap3_filter *filter, int clock,
 	return 0;
 }
 
+/* Does /proc/sys/kernel/ftrace_enabled read 0? */
+static int ftrace_disabled(void)
+{
+	char buf[16] = "";
+	int fd = open("/proc/sys/kernel/ftrace_enabled", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && buf[0] == '0';
+}
+
 int mmap3_device_enable(int fd)
 {
-	return ioctl(fd, MMAP3_IOC_ENABLE) ? ioctl_failed("enabling the session") : 0;
+	if (!ioctl(fd, MMAP3_IOC_ENABLE))
+		return 0;
+	/*
+	 * The module's ftrace_ops is permanent: with ftrace turned off,
+	 * which would silence it, the kernel refuses to register it.
+	 */
+	if (errno == EBUSY && ftrace_disabled()) {
+		msg_err("%s: enabling the session: %s: %s", mmap3_device_path(), strerror(EBUSY),
+			"kernel.ftrace_enabled is 0, expected 1: the kernel then calls no ftrace hook, so the module would record nothing; set it to 1 (sysctl kernel.ftrace_enabled=1)");
+		return -1;
+	}
+	return ioctl_failed("enabling the session");
 }
 
 int mmap3_device_disable(int fd)
