@@ -76,7 +76,7 @@ struct mmap3_queue {
 	struct mmap3_event ev[];
 };
 
-static struct mmap3_queue **mmap3_queues;	/* under hook_lock */
+static struct mmap3_queue **mmap3_queues;	/* under queues_lock */
 /*
  * The queues as the handler sees them: NULL while no session is enabled.
  * Set after the queues are filled in (release, against the handler's
@@ -116,12 +116,21 @@ MODULE_PARM_DESC(test_worker_delay_ms, "Test builds: delay each worker run (ms)"
 #endif
 
 /*
- * hook_lock protects the queues' allocation, the worker's resolver and
- * the user counts.  The CPU hotplug callback takes it, with the hotplug
- * lock held: nothing under it may take cpus_read_lock().
+ * hook_lock protects the user counts, the queues' lifetime and the
+ * worker's resolver.  The last session's end holds it across a grace
+ * period and the worker's last drain.
  */
 static DEFINE_MUTEX(hook_lock);
 static unsigned int hook_users, hook_data_users;
+
+/*
+ * queues_lock protects mmap3_queues and the allocation of each CPU's
+ * queue.  It is taken under hook_lock, and by the CPU hotplug callback
+ * with the hotplug lock held: nothing under it may take cpus_read_lock(),
+ * and it is held only to allocate or free, so a CPU coming online waits
+ * for no session's end.
+ */
+static DEFINE_MUTEX(queues_lock);
 
 /*
  * The probe (attach.c: an ftrace_ops or a kprobe) is patched in at the
@@ -149,7 +158,8 @@ MODULE_PARM_DESC(probe_grace_ms,
 /*
  * The removal runs on a queue of its own: on mmap3_wq, which hook_put()
  * flushes under hook_lock, it would order hook_lock before probe_lock and
- * so before the hotplug lock, which is held when hook_lock is taken.
+ * so before the hotplug lock, which is held when queues_lock is taken,
+ * under hook_lock too.
  */
 static struct workqueue_struct *probe_wq;
 static struct delayed_work probe_remove_work;
@@ -307,7 +317,7 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 
 	st->pending = 0;
 	st->queue_memory = 0;
-	mutex_lock(&hook_lock);
+	mutex_lock(&queues_lock);
 	if (mmap3_queues) {
 		for_each_possible_cpu(cpu) {
 			struct mmap3_queue *q = mmap3_queues[cpu];
@@ -318,7 +328,7 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 			st->queue_memory += struct_size(q, ev, queue_slots);
 		}
 	}
-	mutex_unlock(&hook_lock);
+	mutex_unlock(&queues_lock);
 	st->queue_lost = mmap3_sink_queue_lost_count();
 	mutex_lock(&probe_lock);
 	st->probe_missed = probe_missed_before +
@@ -326,21 +336,22 @@ void mmap3_hook_stats(struct mmap3_stats *st)
 	mutex_unlock(&probe_lock);
 }
 
-/* Under hook_lock. */
+/* Under hook_lock, the hook and the worker done with them. */
 static void queues_free(void)
 {
 	unsigned int cpu;
 
-	mmap3_resolver_destroy(&mmap3_drain_resolver);
-	if (!mmap3_queues)
-		return;
-	for_each_possible_cpu(cpu)
-		kvfree(mmap3_queues[cpu]);
-	kfree(mmap3_queues);
-	mmap3_queues = NULL;
+	mutex_lock(&queues_lock);
+	if (mmap3_queues) {
+		for_each_possible_cpu(cpu)
+			kvfree(mmap3_queues[cpu]);
+		kfree(mmap3_queues);
+		mmap3_queues = NULL;
+	}
+	mutex_unlock(&queues_lock);
 }
 
-/* Under hook_lock: @cpu's queue, published to the hook and the worker. */
+/* Under queues_lock: @cpu's queue, published to the hook and the worker. */
 static int queue_alloc(unsigned int cpu)
 {
 	struct mmap3_queue *q;
@@ -358,27 +369,32 @@ static int queue_alloc(unsigned int cpu)
 }
 
 /*
- * Under hook_lock: one queue per online CPU.  A CPU that comes online
- * during the walk gets its queue from mmap3_cpu_online(), which waits for
- * hook_lock (taking cpus_read_lock() here would invert that order).
+ * Under hook_lock: one queue per online CPU, and the worker's resolver.
+ * A CPU that comes online during the walk gets its queue from
+ * mmap3_cpu_online(), which waits for queues_lock (taking
+ * cpus_read_lock() here would invert that order).
  */
 static int queues_alloc(void)
 {
 	unsigned int cpu;
+	int ret = -ENOMEM;
 
+	mutex_lock(&queues_lock);
 	mmap3_queues = kcalloc(nr_cpu_ids, sizeof(*mmap3_queues),
 			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
-	if (!mmap3_queues)
-		return -ENOMEM;
-	for_each_online_cpu(cpu)
-		if (queue_alloc(cpu))
-			goto nomem;
-	if (mmap3_resolver_init(&mmap3_drain_resolver))
-		goto nomem;
-	return 0;
-nomem:
-	queues_free();
-	return -ENOMEM;
+	if (mmap3_queues) {
+		ret = 0;
+		for_each_online_cpu(cpu)
+			if (queue_alloc(cpu))
+				ret = -ENOMEM;
+	}
+	mutex_unlock(&queues_lock);
+	/* A resolver that fails to start is destroyed by its init. */
+	if (!ret)
+		ret = mmap3_resolver_init(&mmap3_drain_resolver);
+	if (ret)
+		queues_free();
+	return ret;
 }
 
 /* Under probe_lock: patch the probe in, unless it still is. */
@@ -488,6 +504,7 @@ void mmap3_hook_put(bool data)
 		/* Then no irq_work is raised; release what is queued. */
 		irq_work_sync(&mmap3_irq_work);
 		drain_sync();
+		mmap3_resolver_destroy(&mmap3_drain_resolver);
 		queues_free();
 		mmap3_container_forget();
 	}
@@ -498,11 +515,11 @@ void mmap3_hook_put(bool data)
 /* CPU hotplug: a CPU coming online while sessions are enabled gets its queue. */
 static int mmap3_cpu_online(unsigned int cpu)
 {
-	mutex_lock(&hook_lock);
+	mutex_lock(&queues_lock);
 	/* It fails quietly: its mappings are counted lost. */
 	if (mmap3_queues)
 		queue_alloc(cpu);
-	mutex_unlock(&hook_lock);
+	mutex_unlock(&queues_lock);
 	return 0;
 }
 
