@@ -32,8 +32,15 @@ struct mmap3_output {
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	struct mmap3_filter filter;
 	/*
-	 * With MMAP3_FILTER_INHERIT, @filter's pids as global tgids, taken
-	 * when attached (0: no such process then); read unlocked as @filter.
+	 * @filter's pids as the processes they named at SET_FILTER, held
+	 * until the filter changes or the output goes: a number is freed
+	 * and reused when its process is released, these are not (NULL: no
+	 * such process then, nothing matches).  Read unlocked as @filter.
+	 */
+	struct pid *pids[MMAP3_FILTER_MAX_PIDS];
+	/*
+	 * With MMAP3_FILTER_INHERIT, @pids as global tgids, taken when
+	 * attached (0: none); read unlocked as @filter.
 	 */
 	u32 roots[MMAP3_FILTER_MAX_PIDS];
 	bool closing;			/* waiters for room give up */
@@ -50,6 +57,8 @@ struct mmap3_output {
 void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 		       const struct cred *cred, bool show_kaddr);
 void mmap3_output_destroy(struct mmap3_output *out);
+/* @f, checked, its pids taken in @out's pid namespace; only while not attached. */
+void mmap3_output_set_filter(struct mmap3_output *out, const struct mmap3_filter *f);
 
 /*
  * Start and stop receiving live records (control); @first (the KERNEL
