@@ -237,17 +237,15 @@ static bool output_names(const struct mmap3_output *out, const struct pid *pid)
 }
 
 /* Does one of @roots, a process's followed parents, belong to @out? */
-static bool output_follows(const struct mmap3_output *out, const u32 *roots)
+static bool output_follows(const struct mmap3_output *out, struct pid *const *roots)
 {
-	const struct mmap3_filter *f = &out->filter;
-	u32 i, j;
+	u32 i;
 
-	if (!(f->flags & MMAP3_FILTER_INHERIT))
+	if (!(out->filter.flags & MMAP3_FILTER_INHERIT))
 		return false;
 	for (i = 0; i < MMAP3_EVENT_ROOTS && roots[i]; i++)
-		for (j = 0; j < f->nr_pids; j++)
-			if (out->roots[j] == roots[i])
-				return true;
+		if (output_names(out, roots[i]))
+			return true;
 	return false;
 }
 
@@ -268,7 +266,7 @@ static bool output_wants(const struct mmap3_output *out, const struct mmap3_even
 }
 
 bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
-				const u32 *roots)
+				struct pid *const *roots)
 {
 	const struct mmap3_filter *f = &out->filter;
 
@@ -444,7 +442,7 @@ static int lineage_update(struct mmap3_output *extra)
 {
 	struct mmap3_output *out;
 	unsigned int n = 0, i;
-	u32 *tgids;
+	struct pid **pids;
 	int ret;
 
 	list_for_each_entry(out, &sink_outputs, node)
@@ -454,18 +452,21 @@ static int lineage_update(struct mmap3_output *extra)
 		n += extra->filter.nr_pids;
 	if (!n)
 		return mmap3_lineage_set(NULL, 0);
-	tgids = kmalloc_array(n, sizeof(*tgids), GFP_KERNEL_ACCOUNT);
-	if (!tgids)
+	pids = kmalloc_array(n, sizeof(*pids), GFP_KERNEL_ACCOUNT);
+	if (!pids)
 		return -ENOMEM;
 	n = 0;
+	/* Those that were gone at SET_FILTER (NULL) have no descendants to follow. */
 	list_for_each_entry(out, &sink_outputs, node)
 		if (out->filter.flags & MMAP3_FILTER_INHERIT)
 			for (i = 0; i < out->filter.nr_pids; i++)
-				tgids[n++] = out->roots[i];
+				if (out->pids[i])
+					pids[n++] = out->pids[i];
 	for (i = 0; extra && i < extra->filter.nr_pids; i++)
-		tgids[n++] = extra->roots[i];
-	ret = mmap3_lineage_set(tgids, n);
-	kfree(tgids);
+		if (extra->pids[i])
+			pids[n++] = extra->pids[i];
+	ret = mmap3_lineage_set(pids, n);
+	kfree(pids);
 	return ret;
 }
 
@@ -481,15 +482,6 @@ void mmap3_output_set_filter(struct mmap3_output *out, const struct mmap3_filter
 	for (i = 0; i < f->nr_pids; i++)
 		out->pids[i] = get_pid(find_pid_ns(f->pids[i], out->pid_ns));
 	rcu_read_unlock();
-}
-
-/* @out's filter pids as the hook sees them: global tgids. */
-static void output_take_roots(struct mmap3_output *out)
-{
-	u32 i;
-
-	for (i = 0; i < out->filter.nr_pids; i++)
-		out->roots[i] = out->pids[i] ? (u32)pid_nr(out->pids[i]) : 0;
 }
 
 static bool output_takes_all_exec(const struct mmap3_output *out)
@@ -514,7 +506,6 @@ int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *firs
 
 	mutex_lock(&sink_lock);
 	if (out->filter.flags & MMAP3_FILTER_INHERIT) {
-		output_take_roots(out);
 		ret = lineage_update(out);
 		if (ret) {
 			mutex_unlock(&sink_lock);

@@ -38,11 +38,6 @@ struct mmap3_output {
 	 * such process then, nothing matches).  Read unlocked as @filter.
 	 */
 	struct pid *pids[MMAP3_FILTER_MAX_PIDS];
-	/*
-	 * With MMAP3_FILTER_INHERIT, @pids as global tgids, taken when
-	 * attached (0: none); read unlocked as @filter.
-	 */
-	u32 roots[MMAP3_FILTER_MAX_PIDS];
 	bool closing;			/* waiters for room give up */
 	bool reader_stalled;		/* the dump waits for room no more */
 	bool attached;			/* in the sink's list; under @ring.lock */
@@ -118,7 +113,7 @@ u64 mmap3_sink_queue_lost_count(void);
  * namespace), whose parents' followed roots are @roots (lineage.h)?
  */
 bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
-				const u32 *roots);
+				struct pid *const *roots);
 /* Does @out want a record of @ev (its filter, its pid namespace)? */
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
 /* Written in place in @out's buffer, not copied. */
