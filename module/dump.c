@@ -142,30 +142,42 @@ static unsigned int collect(struct dump_state *ds, struct mm_struct *mm, u64 *mi
 	return n;
 }
 
+/* What mmap3_lineage_mark() took. */
+static void put_roots(struct pid **roots)
+{
+	unsigned int i;
+
+	for (i = 0; i < MMAP3_EVENT_ROOTS; i++)
+		put_pid(roots[i]);
+}
+
 /*
  * Dump @tgid's mappings, waiting for its memory map at most @ms.  If it
  * stays locked, false (and nothing is counted).
  */
 static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 {
+	struct pid *roots[MMAP3_EVENT_ROOTS] = { };
 	struct mmap3_output *out = ds->d->out;
 	struct mmap3_event ev = { };
 	const struct cred *cred;
 	struct task_struct *task;
 	struct mm_struct *mm;
-	unsigned int n, i;
+	unsigned int n, i, j;
+	bool done = true;
 	u64 missed = 0;
 
 	task = get_pid_task(tgid, PIDTYPE_TGID);
 	if (!task)
 		return true;		/* exited meanwhile */
-	mmap3_lineage_mark(ev.roots, task);
+	mmap3_lineage_mark(roots, task);
 	/*
 	 * Not the session's: nothing of it is read, no read started as its
 	 * user, and it is not counted in DUMP_DONE.
 	 */
-	if (!mmap3_output_wants_process(out, tgid, ev.roots)) {
+	if (!mmap3_output_wants_process(out, tgid, roots)) {
 		put_task_struct(task);
+		put_roots(roots);
 		return true;
 	}
 	mm = get_task_mm(task);
@@ -177,8 +189,8 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 		goto out;		/* exiting */
 	if (!lock_mm(ds, mm, ms)) {
 		mmput(mm);
-		put_cred(cred);
-		return false;
+		done = false;
+		goto out;
 	}
 	n = collect(ds, mm, &missed);
 	/* What the process had mapped at this instant. */
@@ -201,6 +213,9 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 		ev.state = v->state;
 		ev.tgid = get_pid(tgid);
 		ev.pid = NULL;		/* the process, not a thread */
+		/* Each event holds its own, as the hook's do. */
+		for (j = 0; j < MMAP3_EVENT_ROOTS; j++)
+			ev.roots[j] = get_pid(roots[j]);
 		ev.start = v->start;
 		ev.len = v->len;
 		ev.pgoff = v->pgoff;
@@ -212,7 +227,8 @@ static bool dump_task(struct dump_state *ds, struct pid *tgid, unsigned int ms)
 	}
 out:
 	put_cred(cred);
-	return true;
+	put_roots(roots);
+	return done;
 }
 
 /* @tgid's memory map stayed locked: its areas are counted lost. */
@@ -220,21 +236,19 @@ static void skip_task(struct dump_state *ds, struct pid *tgid)
 {
 	struct task_struct *task = get_pid_task(tgid, PIDTYPE_TGID);
 	struct mm_struct *mm = task ? get_task_mm(task) : NULL;
-	u32 roots[MMAP3_EVENT_ROOTS] = { };
+	struct pid *roots[MMAP3_EVENT_ROOTS] = { };
 
 	if (task) {
 		mmap3_lineage_mark(roots, task);
 		put_task_struct(task);
 	}
-	if (!mm)
-		return;
-	if (!mmap3_output_wants_process(ds->d->out, tgid, roots)) {
-		mmput(mm);
-		return;
+	if (mm && mmap3_output_wants_process(ds->d->out, tgid, roots)) {
+		ds->tasks_skipped++;
+		mmap3_output_lost(ds->d->out, MMAP3_LOST_DUMP, max(READ_ONCE(mm->map_count), 1));
 	}
-	ds->tasks_skipped++;
-	mmap3_output_lost(ds->d->out, MMAP3_LOST_DUMP, max(READ_ONCE(mm->map_count), 1));
-	mmput(mm);
+	if (mm)
+		mmput(mm);
+	put_roots(roots);
 }
 
 /* Dump @tgid, or keep it for the end if its memory map is busy. */

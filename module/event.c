@@ -52,6 +52,10 @@ NOKPROBE_SYMBOL(mmap3_vm_prot);
 /* Process context: fput() may sleep. */
 void mmap3_event_release(struct mmap3_event *ev)
 {
+	unsigned int i;
+
+	for (i = 0; i < MMAP3_EVENT_ROOTS; i++)
+		put_pid(ev->roots[i]);
 	fput(ev->file);
 	put_cred(ev->cred);
 	if (ev->root.mnt)

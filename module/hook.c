@@ -48,8 +48,8 @@ MODULE_PARM_DESC(queue_len,
 		 "Mappings each CPU can queue for the worker (power of two, default 4096)");
 
 /*
- * What the queues of all CPUs may take: a slot is about 200 bytes, so
- * 4096 of them per CPU would be 200 MiB on a 256-CPU host.  Each CPU's
+ * What the queues of all CPUs may take: a slot is 216 bytes on 64-bit, so
+ * 4096 of them per CPU would be 216 MiB on a 256-CPU host.  Each CPU's
  * queue has queue_len slots, or fewer (a power of two, at least
  * QUEUE_SLOTS_MIN) so that every possible CPU's fits the budget.
  */

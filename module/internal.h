@@ -89,8 +89,8 @@ struct mmap3_inode_state {
 
 /*
  * A file mapping seen by the hook or the state dump, on its way to a
- * record.  Holds a reference to the file, the mapper's credentials and
- * the task's pids.
+ * record.  Holds a reference to the file, the mapper's credentials, the
+ * task's pids and its roots.
  */
 struct mmap3_event {
 	struct mmap3_time time;		/* of the mmap, or of the dump's look */
@@ -109,8 +109,13 @@ struct mmap3_event {
 	u32 cpu;
 	u32 prot;			/* PROT_* */
 	u32 flags;			/* MMAP3_MMAP_* */
-	/* Followed roots among its parents (lineage.h); 0: none more. */
-	u32 roots[MMAP3_EVENT_ROOTS];
+	/*
+	 * Followed roots among its parents (lineage.h); NULL: none more.
+	 * Held, so none is freed and made another process's pid while the
+	 * event waits (a slow read parks it for long): a session holding
+	 * the same pointer follows this very process.
+	 */
+	struct pid *roots[MMAP3_EVENT_ROOTS];
 };
 
 void mmap3_event_release(struct mmap3_event *ev);

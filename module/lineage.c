@@ -13,11 +13,15 @@
 
 #include "lineage.h"
 
-/* Sorted, each once: the hook looks each parent up in O(log nr). */
+/*
+ * Sorted by address, each once: the hook looks each parent up in
+ * O(log nr).  Not held: the outputs hold them, and one left here after
+ * its output let it go (out of memory at detach) is only compared.
+ */
 struct lineage_roots {
 	struct rcu_head rcu;
 	unsigned int nr;
-	u32 tgid[];
+	struct pid *pid[];
 };
 
 /*
@@ -27,28 +31,28 @@ struct lineage_roots {
 static DEFINE_MUTEX(lineage_lock);
 static struct lineage_roots __rcu *lineage_roots;
 
-static int cmp_tgid(const void *a, const void *b)
+static int cmp_pid(const void *a, const void *b)
 {
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
+int mmap3_lineage_set(struct pid *const *pids, unsigned int nr)
 {
 	struct lineage_roots *new = NULL, *old;
 	unsigned int i, n = 0;
 
 	if (nr) {
-		new = kmalloc(struct_size(new, tgid, nr), GFP_KERNEL_ACCOUNT);
+		new = kmalloc(struct_size(new, pid, nr), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return -ENOMEM;
-		memcpy(new->tgid, tgids, nr * sizeof(*tgids));
+		memcpy(new->pid, pids, nr * sizeof(*pids));
 		/* Up to 64 sessions of 64 pids: sorted once here, not scanned per hook. */
-		sort(new->tgid, nr, sizeof(*tgids), cmp_tgid, NULL);
+		sort(new->pid, nr, sizeof(*pids), cmp_pid, NULL);
 		for (i = 0; i < nr; i++)
-			if (!n || new->tgid[n - 1] != new->tgid[i])
-				new->tgid[n++] = new->tgid[i];
+			if (!n || new->pid[n - 1] != new->pid[i])
+				new->pid[n++] = new->pid[i];
 		new->nr = n;
 	}
 	mutex_lock(&lineage_lock);
@@ -64,16 +68,16 @@ int mmap3_lineage_set(const u32 *tgids, unsigned int nr)
  * the kprobe handler makes no indirect call and enters no other
  * probe-able function per parent.
  */
-static bool is_root(const struct lineage_roots *r, u32 tgid)
+static bool is_root(const struct lineage_roots *r, const struct pid *pid)
 {
 	unsigned int lo = 0, hi = r->nr;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (r->tgid[mid] == tgid)
+		if (r->pid[mid] == pid)
 			return true;
-		if (r->tgid[mid] < tgid)
+		if ((unsigned long)r->pid[mid] < (unsigned long)pid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -81,11 +85,12 @@ static bool is_root(const struct lineage_roots *r, u32 tgid)
 	return false;
 }
 
-void mmap3_lineage_mark(u32 *roots, struct task_struct *task)
+void mmap3_lineage_mark(struct pid **roots, struct task_struct *task)
 {
 	const struct lineage_roots *r;
 	struct task_struct *t = task;
 	unsigned int depth, n = 0;
+	struct pid *tgid;
 
 	/* The hook's only cost while no session follows children: this load. */
 	if (!rcu_access_pointer(lineage_roots))
@@ -97,8 +102,14 @@ void mmap3_lineage_mark(u32 *roots, struct task_struct *task)
 		t = rcu_dereference(t->real_parent);
 		if (t->pid <= 1)
 			break;		/* init, or the idle task above it */
-		if (is_root(r, (u32)t->tgid))
-			roots[n++] = (u32)t->tgid;
+		/*
+		 * The process, not its number (which outlives nothing).  Taken
+		 * under RCU from a task, as get_task_pid() does; NULL once the
+		 * parent is released, which no root is.
+		 */
+		tgid = task_tgid(t);
+		if (tgid && is_root(r, tgid))
+			roots[n++] = get_pid(tgid);
 	}
 	rcu_read_unlock();
 }

@@ -20,19 +20,20 @@
 #define MMAP3_LINEAGE_DEPTH	64
 
 /*
- * The roots of all attached sessions that follow children, as global
- * (initial pid namespace) tgids; @nr 0 for none.  The sink's, under its
- * lock; the previous set is freed after a grace period.  Returns 0 or
- * -ENOMEM, the previous set then kept.
+ * The roots of all attached sessions that follow children: the tgid pids
+ * their outputs hold, compared by address; @nr 0 for none.  The sink's,
+ * under its lock; the previous set is freed after a grace period.
+ * Returns 0 or -ENOMEM, the previous set then kept.
  */
-int mmap3_lineage_set(const u32 *tgids, unsigned int nr);
+int mmap3_lineage_set(struct pid *const *pids, unsigned int nr);
 
 /*
  * Note in @roots (MMAP3_EVENT_ROOTS of them, zeroed by the caller) the
- * roots among @task's parents, nearest first.  Any context, RCU inside;
- * nothing is done while no session follows children.
+ * roots among @task's parents, nearest first, each held (put_pid()).
+ * Any context, RCU inside; nothing is done while no session follows
+ * children.
  */
-void mmap3_lineage_mark(u32 *roots, struct task_struct *task);
+void mmap3_lineage_mark(struct pid **roots, struct task_struct *task);
 
 void mmap3_lineage_exit(void);
 

@@ -91,8 +91,7 @@ int mmap3_session_set_filter(struct mmap3_session *s, const struct mmap3_filter 
 			return -EINVAL;
 	if (s->enabled)
 		return -EBUSY;
-	s->out.filter = *f;
-	s->out.filter.size = sizeof(s->out.filter);
+	mmap3_output_set_filter(&s->out, f);
 	return 0;
 }
 

@@ -62,8 +62,19 @@ void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 	out->filter.size = sizeof(out->filter);
 }
 
+static void output_put_pids(struct mmap3_output *out)
+{
+	u32 i;
+
+	for (i = 0; i < MMAP3_FILTER_MAX_PIDS; i++) {
+		put_pid(out->pids[i]);
+		out->pids[i] = NULL;
+	}
+}
+
 void mmap3_output_destroy(struct mmap3_output *out)
 {
+	output_put_pids(out);
 	mmap3_capture_destroy(&out->capture);
 	put_pid_ns(out->pid_ns);
 	mmap3_ring_free(&out->ring);
@@ -210,18 +221,31 @@ static bool output_commit(struct mmap3_output *out, void *copy, u32 size)
 	return copy;
 }
 
-/* Does one of @roots, a process's followed parents, belong to @out? */
-static bool output_follows(const struct mmap3_output *out, const u32 *roots)
+/*
+ * Is @pid (held by the caller, so not freed and reused meanwhile) one of
+ * the processes @out's filter names?  By address: a number, even of a
+ * pid still held, may name another process once its own is released.
+ */
+static bool output_names(const struct mmap3_output *out, const struct pid *pid)
 {
-	const struct mmap3_filter *f = &out->filter;
-	u32 i, j;
+	u32 i;
 
-	if (!(f->flags & MMAP3_FILTER_INHERIT))
+	for (i = 0; i < out->filter.nr_pids; i++)
+		if (out->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Does one of @roots, a process's followed parents, belong to @out? */
+static bool output_follows(const struct mmap3_output *out, struct pid *const *roots)
+{
+	u32 i;
+
+	if (!(out->filter.flags & MMAP3_FILTER_INHERIT))
 		return false;
 	for (i = 0; i < MMAP3_EVENT_ROOTS && roots[i]; i++)
-		for (j = 0; j < f->nr_pids; j++)
-			if (out->roots[j] == roots[i])
-				return true;
+		if (output_names(out, roots[i]))
+			return true;
 	return false;
 }
 
@@ -230,36 +254,25 @@ static bool output_wants(const struct mmap3_output *out, const struct mmap3_even
 {
 	const struct mmap3_filter *f = &out->filter;
 	pid_t nr = pid_nr_ns(ev->tgid, out->pid_ns);
-	u32 i;
 
 	if (!nr)
 		return false;		/* not in the session's pid namespace */
 	if (!(ev->prot & PROT_EXEC) && !(f->flags & MMAP3_FILTER_DATA))
 		return false;
-	if (f->nr_pids) {
-		for (i = 0; i < f->nr_pids; i++)
-			if (f->pids[i] == nr)
-				break;
-		if (i == f->nr_pids && !output_follows(out, ev->roots))
-			return false;
-	}
+	if (f->nr_pids && !output_names(out, ev->tgid) && !output_follows(out, ev->roots))
+		return false;
 	*tgid = nr;
 	return true;
 }
 
 bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
-				const u32 *roots)
+				struct pid *const *roots)
 {
 	const struct mmap3_filter *f = &out->filter;
-	pid_t nr = pid_nr_ns(tgid, out->pid_ns);
-	u32 i;
 
-	if (!nr)
+	if (!pid_nr_ns(tgid, out->pid_ns))
 		return false;
-	for (i = 0; i < f->nr_pids; i++)
-		if (f->pids[i] == nr)
-			return true;
-	return !f->nr_pids || output_follows(out, roots);
+	return !f->nr_pids || output_names(out, tgid) || output_follows(out, roots);
 }
 
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev)
@@ -429,7 +442,7 @@ static int lineage_update(struct mmap3_output *extra)
 {
 	struct mmap3_output *out;
 	unsigned int n = 0, i;
-	u32 *tgids;
+	struct pid **pids;
 	int ret;
 
 	list_for_each_entry(out, &sink_outputs, node)
@@ -439,32 +452,35 @@ static int lineage_update(struct mmap3_output *extra)
 		n += extra->filter.nr_pids;
 	if (!n)
 		return mmap3_lineage_set(NULL, 0);
-	tgids = kmalloc_array(n, sizeof(*tgids), GFP_KERNEL_ACCOUNT);
-	if (!tgids)
+	pids = kmalloc_array(n, sizeof(*pids), GFP_KERNEL_ACCOUNT);
+	if (!pids)
 		return -ENOMEM;
 	n = 0;
+	/* Those that were gone at SET_FILTER (NULL) have no descendants to follow. */
 	list_for_each_entry(out, &sink_outputs, node)
 		if (out->filter.flags & MMAP3_FILTER_INHERIT)
 			for (i = 0; i < out->filter.nr_pids; i++)
-				tgids[n++] = out->roots[i];
+				if (out->pids[i])
+					pids[n++] = out->pids[i];
 	for (i = 0; extra && i < extra->filter.nr_pids; i++)
-		tgids[n++] = extra->roots[i];
-	ret = mmap3_lineage_set(tgids, n);
-	kfree(tgids);
+		if (extra->pids[i])
+			pids[n++] = extra->pids[i];
+	ret = mmap3_lineage_set(pids, n);
+	kfree(pids);
 	return ret;
 }
 
-/* @out's filter pids, in its pid namespace, as the hook sees them: global tgids. */
-static void output_take_roots(struct mmap3_output *out)
+void mmap3_output_set_filter(struct mmap3_output *out, const struct mmap3_filter *f)
 {
-	struct pid *pid;
 	u32 i;
 
+	output_put_pids(out);
+	out->filter = *f;
+	out->filter.size = sizeof(out->filter);
+	/* The processes the numbers name now; a later one of the same number is another. */
 	rcu_read_lock();
-	for (i = 0; i < out->filter.nr_pids; i++) {
-		pid = find_pid_ns(out->filter.pids[i], out->pid_ns);
-		out->roots[i] = pid ? (u32)pid_nr(pid) : 0;
-	}
+	for (i = 0; i < f->nr_pids; i++)
+		out->pids[i] = get_pid(find_pid_ns(f->pids[i], out->pid_ns));
 	rcu_read_unlock();
 }
 
@@ -490,7 +506,6 @@ int mmap3_sink_attach(struct mmap3_output *out, struct mmap3_record_header *firs
 
 	mutex_lock(&sink_lock);
 	if (out->filter.flags & MMAP3_FILTER_INHERIT) {
-		output_take_roots(out);
 		ret = lineage_update(out);
 		if (ret) {
 			mutex_unlock(&sink_lock);

@@ -32,10 +32,12 @@ struct mmap3_output {
 	int clock;			/* MMAP3_CLOCK_LOCAL or a clockid */
 	struct mmap3_filter filter;
 	/*
-	 * With MMAP3_FILTER_INHERIT, @filter's pids as global tgids, taken
-	 * when attached (0: no such process then); read unlocked as @filter.
+	 * @filter's pids as the processes they named at SET_FILTER, held
+	 * until the filter changes or the output goes: a number is freed
+	 * and reused when its process is released, these are not (NULL: no
+	 * such process then, nothing matches).  Read unlocked as @filter.
 	 */
-	u32 roots[MMAP3_FILTER_MAX_PIDS];
+	struct pid *pids[MMAP3_FILTER_MAX_PIDS];
 	bool closing;			/* waiters for room give up */
 	bool reader_stalled;		/* the dump waits for room no more */
 	bool attached;			/* in the sink's list; under @ring.lock */
@@ -50,6 +52,8 @@ struct mmap3_output {
 void mmap3_output_init(struct mmap3_output *out, struct pid_namespace *pid_ns,
 		       const struct cred *cred, bool show_kaddr);
 void mmap3_output_destroy(struct mmap3_output *out);
+/* @f, checked, its pids taken in @out's pid namespace; only while not attached. */
+void mmap3_output_set_filter(struct mmap3_output *out, const struct mmap3_filter *f);
 
 /*
  * Start and stop receiving live records (control); @first (the KERNEL
@@ -109,7 +113,7 @@ u64 mmap3_sink_queue_lost_count(void);
  * namespace), whose parents' followed roots are @roots (lineage.h)?
  */
 bool mmap3_output_wants_process(const struct mmap3_output *out, struct pid *tgid,
-				const u32 *roots);
+				struct pid *const *roots);
 /* Does @out want a record of @ev (its filter, its pid namespace)? */
 bool mmap3_output_wants(const struct mmap3_output *out, const struct mmap3_event *ev);
 /* Written in place in @out's buffer, not copied. */

@@ -3,7 +3,8 @@
  * Records exactly right: the build-id of what was mapped in every
  * interleaving of the worker, records consistent with themselves, every
  * loss counted in the session's clock, paths too long for PATH_MAX, and
- * kernel facts taken from the kernel, not from the caller's namespace.
+ * kernel facts taken from the kernel, not from the caller's namespace,
+ * and filters that name processes, not pid numbers.
  *
  * Runs as root inside a test VM with the module loaded ($MMAP3_KO), built
  * with the test hooks (tests/vm/build-module).
@@ -867,6 +868,192 @@ TEST(filter_inherit_follows_descendants)
 	close(go[1]);
 	records_free(&ri);
 	records_free(&rp);
+}
+
+#ifndef __NR_clone3
+#define __NR_clone3	435
+#endif
+
+/* clone3()'s arguments up to set_tid (CLONE_ARGS_SIZE_VER1). */
+struct reuse_clone_args {
+	__u64 flags, pidfd, child_tid, parent_tid, exit_signal;
+	__u64 stack, stack_size, tls, set_tid, set_tid_size;
+};
+
+/*
+ * Map @path once, and with @kid_path fork a child that maps that; each
+ * says 'm' on @done once mapped, and waits to be killed.
+ */
+static void mapper_run(const char *path, const char *kid_path, int done)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (kid_path && fork_child() == 0) {
+		if (map_exec(kid_path) == MAP_FAILED || write(done, "m", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (map_exec(path) == MAP_FAILED || write(done, "m", 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/* mapper_run() in a child of pid @pid (clone3()'s set_tid): its pid, or -1. */
+static pid_t mapper_start_as(pid_t pid, const char *path, const char *kid_path, int done)
+{
+	struct reuse_clone_args args = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (uintptr_t)&pid,
+		.set_tid_size = 1,
+	};
+	pid_t child = syscall(__NR_clone3, &args, sizeof(args));
+
+	if (child == 0)
+		mapper_run(path, kid_path, done);
+	return child;
+}
+
+/*
+ * A filter names processes, not numbers: once a filtered process is
+ * reaped, a new process given its pid (clone3()'s set_tid), and with
+ * MMAP3_FILTER_INHERIT its child, are neither recorded live nor dumped
+ * at a later ENABLE of the session.  A filtered process still running
+ * (and its child) is, both ways: the session does record.
+ */
+static void pid_reuse(struct __test_metadata *_metadata, uint32_t flags)
+{
+	const char *kid_new = flags & MMAP3_FILTER_INHERIT ? DIR "/reuse_new_kid" : NULL;
+	const char *kid_ctl = flags & MMAP3_FILTER_INHERIT ? DIR "/reuse_ctl_kid" : NULL;
+	int go[2], done[2], fd, i, mappers = kid_new ? 4 : 2;
+	struct records r = { }, d = { };
+	pid_t gone, ctl, impostor;
+	char byte;
+
+	mkdir(DIR, 0755);
+	ASSERT_EQ(0, write_elf(DIR "/reuse_new", 1, 0, 0x61, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/reuse_new_kid", 1, 0, 0x62, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/reuse_ctl", 1, 0, 0x63, 20, 256, NULL));
+	ASSERT_EQ(0, write_elf(DIR "/reuse_ctl_kid", 1, 0, 0x64, 20, 256, NULL));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	gone = fork_child();
+	if (gone == 0) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_LT(0, gone);
+	/* The control: filtered too, it maps once the session is enabled. */
+	ctl = fork_child();
+	if (ctl == 0) {
+		if (read(go[0], &byte, 1) != 1)
+			_exit(1);
+		mapper_run(DIR "/reuse_ctl", kid_ctl, done[1]);
+	}
+	ASSERT_LT(0, ctl);
+
+	fd = session_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, session_filter(fd, flags, 2, (pid_t[]){ gone, ctl }));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &r));
+	records_free(&r);
+
+	/* Its number is freed at the reap, its pid still held by the session. */
+	ASSERT_EQ(0, kill(gone, SIGKILL));
+	ASSERT_EQ(gone, waitpid(gone, NULL, 0));
+	impostor = mapper_start_as(gone, DIR "/reuse_new", kid_new, done[1]);
+	if (impostor < 0) {
+		int err = errno;
+
+		kill(ctl, SIGKILL);
+		waitpid(ctl, NULL, 0);
+		close(fd);
+		SKIP(return, "clone3() with set_tid %d: %s", gone, strerror(err));
+	}
+	ASSERT_EQ(gone, impostor);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	for (i = 0; i < mappers; i++) {
+		ASSERT_EQ(1, read(done[0], &byte, 1));
+		ASSERT_EQ('m', byte);
+	}
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	EXPECT_NE(NULL, find_mmap(&r, ctl, DIR "/reuse_ctl", 0)) {
+		TH_LOG("a filtered process's mapping is missing");
+	}
+	if (kid_ctl)
+		EXPECT_NE(NULL, find_mmap(&r, 0, kid_ctl, 0)) {
+			TH_LOG("a followed process's child's mapping is missing");
+		}
+	EXPECT_EQ(NULL, find_mmap(&r, 0, DIR "/reuse_new", 0)) {
+		TH_LOG("a new process given a filtered process's pid was recorded");
+	}
+	if (kid_new)
+		EXPECT_EQ(NULL, find_mmap(&r, 0, kid_new, 0)) {
+			TH_LOG("the child of a new process given a followed pid was recorded");
+		}
+
+	/* Enabled again, the session dumps the processes it filters: not the new one. */
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
+	ASSERT_EQ(0, read_available(fd, &r));
+	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
+	ASSERT_EQ(0, read_dump(fd, &d));
+	EXPECT_NE(NULL, find_mmap(&d, ctl, DIR "/reuse_ctl", 1)) {
+		TH_LOG("a filtered process was not dumped");
+	}
+	if (kid_ctl)
+		EXPECT_NE(NULL, find_mmap(&d, 0, kid_ctl, 1)) {
+			TH_LOG("a followed process's child was not dumped");
+		}
+	EXPECT_EQ(NULL, find_mmap(&d, 0, DIR "/reuse_new", 1)) {
+		TH_LOG("a new process given a filtered process's pid was dumped");
+	}
+	if (kid_new)
+		EXPECT_EQ(NULL, find_mmap(&d, 0, kid_new, 1)) {
+			TH_LOG("the child of a new process given a followed pid was dumped");
+		}
+	close(fd);
+	kill(impostor, SIGKILL);
+	kill(ctl, SIGKILL);
+	waitpid(impostor, NULL, 0);
+	waitpid(ctl, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	records_free(&r);
+	records_free(&d);
+}
+
+TEST(filter_pid_reused_is_not_followed)
+{
+	pid_reuse(_metadata, 0);
+}
+
+TEST(filter_pid_reused_is_not_followed_inherit)
+{
+	pid_reuse(_metadata, MMAP3_FILTER_INHERIT);
+}
+
+/* As a container's pid 1: the filter's pids, and the dump, are its namespace's. */
+TEST(filter_pid_reused_is_not_followed_in_a_pid_namespace)
+{
+	int status;
+	pid_t init;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	init = fork_child();
+	ASSERT_LE(0, init);
+	if (init == 0) {
+		ASSERT_EQ(1, getpid());
+		pid_reuse(_metadata, MMAP3_FILTER_INHERIT);
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(init, waitpid(init, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == KSFT_SKIP)
+		SKIP(return, "in the namespace: see above");
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /*
