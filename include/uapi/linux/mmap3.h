@@ -12,7 +12,9 @@
  * 2.M: what the older side does not know is zero, absent or skipped.
  *
  *	2.6	struct mmap3_ring_control says its own size (@control_size),
- *		so fields can be appended to it as to the ioctls' structs
+ *		so fields can be appended to it as to the ioctls' structs;
+ *		a filter's pids are the processes that have them at
+ *		SET_FILTER, not numbers a later process may be given
  *	2.4	captures offered and read as another user
  *		(MMAP3_IOC_SET_CAPTURE_USER, MMAP3_FEATURE_CAPTURE_USER): under
  *		sudo, the user the copies are for; MMAP3_IOC_CAPTURE_FORGET:
@@ -392,7 +394,10 @@ struct mmap3_record_dump_done {
  *		note gets one derived from what it has (enum
  *		mmap3_buildid_kind), captures included
  * @nr_pids:	number of @pids in use; 0 means every process
- * @pids:	process ids (tgids) in the opener's pid namespace
+ * @pids:	process ids (tgids) in the opener's pid namespace: the
+ *		processes that have them at SET_FILTER (2.6), not the
+ *		numbers, which a later process may be given; one that names
+ *		no process then matches none
  */
 #define MMAP3_FILTER_DATA	(1U << 0)
 #define MMAP3_FILTER_CAPTURE	(1U << 1)
