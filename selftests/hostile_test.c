@@ -1350,8 +1350,8 @@ TEST(capture_holds_no_users_open_file)
 {
 	struct mmap3_record_mmap *m;
 	struct records r = { };
-	char buf[65536];
-	int fd, src, n, status, lk;
+	char buf[65536], said = 0;
+	int fd, src, n, status, lk, up[2], down[2];
 	pid_t c, runner;
 
 	mkdir(DIR, 0755);
@@ -1359,10 +1359,14 @@ TEST(capture_holds_no_users_open_file)
 	ASSERT_LE(0, fd);
 	records_free(&r);
 
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
 	c = fork_child();
 	if (c == 0) {
 		int w = open(DIR "/rw_prog", O_RDWR | O_CREAT | O_TRUNC, 0755);
 
+		close(up[0]);
+		close(down[1]);
 		src = open("/selftests/spin_v2", O_RDONLY);
 		if (w < 0 || src < 0 || flock(w, LOCK_EX))
 			_exit(1);
@@ -1371,11 +1375,19 @@ TEST(capture_holds_no_users_open_file)
 				_exit(1);
 		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, w, 0) == MAP_FAILED)
 			_exit(1);
+		/* Alive until its record is read: a capture is offered for a live mapper. */
+		if (write(up[1], "m", 1) != 1 || read(down[0], &said, 1) < 0)
+			_exit(1);
 		_exit(0);	/* its mapping, open file and lock go with it */
 	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(1, read(up[0], &said, 1));
+	close(up[0]);
+	ASSERT_EQ(0, flush_and_read(fd, &r));
+	close(down[1]);
 	ASSERT_EQ(c, waitpid(c, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, flush_and_read(fd, &r));
 	m = find_mmap(&r, c, DIR "/rw_prog", 0);
 	ASSERT_NE(NULL, m);
 	ASSERT_NE(0, m->capture);
