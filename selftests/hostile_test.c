@@ -20,8 +20,10 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <utime.h>
@@ -607,6 +609,208 @@ TEST_F_TIMEOUT(slow, mappings_parked_for_a_hung_read_are_bounded, 300)
 	close(fd);
 	ASSERT_EQ(0, fusefs_stop_and_reload(daemon, DIR "/mnt", ""));
 	records_free(&r);
+}
+
+/* Read a small file such as a sysctl into @buf, its newline dropped; 0, or -1. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Is the running kernel @major.@minor or later? */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 1;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+#define WQ_CPUMASK	"/sys/devices/virtual/workqueue/cpumask"
+#define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+#define FAIR_SERVER1	"/sys/kernel/debug/sched/fair_server/cpu1/runtime"
+#define RCU_EXPEDITED	"/sys/kernel/rcu_expedited"
+
+static char saved_cpumask[64], saved_rt_runtime[32], saved_fair[32], saved_expedited[8];
+
+/* Confine the unbound workers to CPU 1 and let RT spin there, or put it back. */
+static int cpu1_for_spinning(int on)
+{
+	int ret = 0;
+
+	/* The fair server changes only with RT throttling off: this order. */
+	if (on) {
+		ret |= write_file(WQ_CPUMASK, "2");
+		ret |= write_file(RT_RUNTIME, "-1");
+		/* Grace periods by IPI: CPU 1's softirqs may wait for the spinner. */
+		if (saved_expedited[0])
+			ret |= write_file(RCU_EXPEDITED, "1");
+	}
+	if (saved_fair[0])
+		ret |= write_file(FAIR_SERVER1, on ? "0" : saved_fair);
+	if (!on) {
+		if (saved_expedited[0])
+			ret |= write_file(RCU_EXPEDITED, saved_expedited);
+		ret |= write_file(RT_RUNTIME, saved_rt_runtime);
+		ret |= write_file(WQ_CPUMASK, saved_cpumask);
+	}
+	return ret;
+}
+
+/*
+ * One try of disable_counts_mappings_left_unresolved, CPU 1
+ * given to a spinner while DISABLE waits: 1 if the mapping was counted in
+ * lost_unresolved (and lost), 0 if not, -1 if the try cannot tell
+ * (DISABLE returned only once the spinner had let CPU 1 go: the
+ * deadline's work may have served the mapping first, as it should).
+ */
+static int unresolved_try(struct __test_metadata *_metadata)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	struct mmap3_stats st;
+	int fd = -1, keeper = -1, i, rc, ret = 0, spinning;
+	struct records r = { };
+	pid_t daemon, hog = -1;
+	double end;
+
+	daemon = fusefs_start(DIR "/mnt", DIR "/src", "--hang");
+	if (daemon <= 0 || reload_mmap3("read_timeout_ms=5000")) {
+		TH_LOG("starting the FUSE daemon or reloading mmap3 failed: %m");
+		goto out;
+	}
+	/*
+	 * Another session, of init's mappings, keeps the hook: DISABLE is
+	 * not the last, which would wait for the worker, on CPU 1.
+	 */
+	keeper = session_open();
+	if (keeper < 0 || session_filter(keeper, 0, 1, &(pid_t){ 1 }) ||
+	    ioctl(keeper, MMAP3_IOC_ENABLE) || read_dump(keeper, &r)) {
+		TH_LOG("opening a session of init's failed: %m");
+		goto out;
+	}
+	fd = own_session_open();
+	if (fd < 0 || map_exec(DIR "/mnt/slow") == MAP_FAILED) {
+		TH_LOG("opening a session or mapping the hung file failed: %m");
+		goto out;
+	}
+	/* Parked for its read, the hook's queue empty. */
+	for (i = 0; i < 100; i++) {
+		if (get_stats(fd, &st))
+			goto out;
+		if (st.reads_parked && !st.pending)
+			break;
+		usleep(50000);
+	}
+	if (st.reads_parked != 1 || st.lost_unresolved) {
+		TH_LOG("%llu parked, %llu unresolved before DISABLE",
+		       (unsigned long long)st.reads_parked, (unsigned long long)st.lost_unresolved);
+		goto out;
+	}
+	/* The module's workqueues made, its worker idle: confine them now. */
+	if (cpu1_for_spinning(1)) {
+		TH_LOG("confining the workers to CPU 1 failed");
+		goto out;
+	}
+	/* After DISABLE's drain (at once), before the deadline (5 s). */
+	hog = fork_child();
+	if (hog == 0) {
+		if (pin_to_cpu(1))
+			_exit(1);
+		usleep(1000000);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		/* Past the flush's bound (deadline and a second) by three. */
+		for (end = now_s() + 8; now_s() < end; )
+			;
+		_exit(0);
+	}
+	if (hog < 0)
+		goto out;
+	end = now_s();
+	if (ioctl(fd, MMAP3_IOC_DISABLE) || get_stats(fd, &st)) {
+		TH_LOG("DISABLE or GET_STATS failed: %m");
+		goto out;
+	}
+	spinning = waitpid(hog, &rc, WNOHANG) == 0;
+	TH_LOG("DISABLE took %.1f s, %s; %llu unresolved, %llu lost", now_s() - end,
+	       spinning ? "CPU 1 still taken" : "CPU 1 let go first",
+	       (unsigned long long)st.lost_unresolved, (unsigned long long)st.lost);
+	if (st.lost_unresolved == 1 && st.lost >= 1)
+		ret = 1;
+	else
+		ret = spinning ? 0 : -1;
+out:
+	if (hog > 0)
+		waitpid(hog, NULL, 0);
+	if (cpu1_for_spinning(0))
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	if (keeper >= 0)
+		close(keeper);
+	records_free(&r);
+	if (daemon > 0 && fusefs_stop_and_reload(daemon, DIR "/mnt", ""))
+		ret = 0;
+	return ret;
+}
+
+/*
+ * DISABLE's flush waits for the mappings parked for slow reads until a
+ * second past the deadline; one still waiting then (its deadline's work
+ * not run) is counted in the session's lost_unresolved, and in its lost,
+ * not left out in silence.  A mapping is parked for a FUSE read that
+ * never answers; the kernel's unbound workers, where the deadline's work
+ * runs, are confined to CPU 1, and a SCHED_FIFO spinner takes CPU 1
+ * (RT throttling, and the fair server of 6.12 on, off) from after
+ * DISABLE's drain of the hook to well past its flush's bound.  Since
+ * 6.12 the fair server gives the fair class time beside any RT task;
+ * it can be turned off only with CONFIG_SCHED_DEBUG's debugfs: the test
+ * is skipped on such a kernel without it.  DISABLE must not itself
+ * wait for CPU 1: grace periods are expedited (by IPI, not CPU 1's
+ * softirqs, which may be left to its starved ksoftirqd) and a session
+ * of init's keeps the hook, so DISABLE is not the last, which waits for
+ * the worker.  A try where DISABLE still returned only once the spinner
+ * was gone cannot tell (the deadline's work may have served the
+ * mapping first): it is made again, three times, then SKIP.
+ */
+TEST_F_TIMEOUT(slow, disable_counts_mappings_left_unresolved, 180)
+{
+	int i, ret = -1;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    read_small(WQ_CPUMASK, saved_cpumask, sizeof(saved_cpumask)))
+		SKIP(return, "needs two CPUs and the unbound workqueues' cpumask");
+	ASSERT_EQ(0, read_small(RT_RUNTIME, saved_rt_runtime, sizeof(saved_rt_runtime)));
+	mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);	/* EBUSY: mounted */
+	if (read_small(FAIR_SERVER1, saved_fair, sizeof(saved_fair)))
+		saved_fair[0] = '\0';
+	if (read_small(RCU_EXPEDITED, saved_expedited, sizeof(saved_expedited)))
+		saved_expedited[0] = '\0';
+	if (!saved_fair[0] && kernel_at_least(6, 12))
+		SKIP(return, "the fair server (6.12) cannot be turned off: no CONFIG_SCHED_DEBUG");
+
+	mkdir(DIR, 0755);
+	mkdir(DIR "/src", 0755);
+	ASSERT_EQ(0, write_elf(DIR "/src/slow", 1, 0, 0x5c, 20, 256, NULL));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	for (i = 0; i < 3 && ret < 0; i++)
+		ret = unresolved_try(_metadata);
+	if (ret < 0)
+		SKIP(return, "DISABLE waited for CPU 1 in every try: the count cannot be told");
+	EXPECT_EQ(1, ret);
 }
 
 /* In a child: become uid 1000 with exactly CAP_PERFMON (or none). */
