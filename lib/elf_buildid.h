@@ -61,6 +61,17 @@ int elf_buildid_parse(elf_buildid_read_t read, void *ctx, __u64 file_size,
  * header tables in few.  The result does not depend on the window.
  */
 #define ELF_BUILDID_WIN_MIN	256
+
+/*
+ * The module's per-file budget, through a window of 4 KiB: a real file
+ * needs 1 to 3 reads of a page or less.  Beyond, status LIMIT.  The tool
+ * reading a file without the module (mmap3 buildid --no-module) keeps
+ * it too, so both say the same of one file.
+ */
+#define ELF_BUILDID_MAX_READS	16
+#define ELF_BUILDID_MAX_BYTES	(64U << 10)
+/* Largest file given an id of its bytes, by default (MiB). */
+#define ELF_BUILDID_CONTENT_MAX_MB	16
 int elf_buildid_parse_buf(elf_buildid_read_t read, void *ctx, __u64 file_size,
 			  struct elf_buildid *bid, void *buf, size_t buf_size);
 

@@ -71,8 +71,8 @@ MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (defaul
  * reads (a FUSE daemon answering a byte at a time would else cost a
  * round trip per byte).
  */
-#define PARSE_MAX_READS		16
-#define PARSE_MAX_BYTES		(64U << 10)
+#define PARSE_MAX_READS		ELF_BUILDID_MAX_READS
+#define PARSE_MAX_BYTES		ELF_BUILDID_MAX_BYTES
 #define PARSE_MAX_CALLS		64
 
 /*
@@ -81,7 +81,7 @@ MODULE_PARM_DESC(slow_readers, "Files read from their filesystem at once (defaul
  * of the file like any parse: files up to this size.  Reading it may
  * take the filesystem calls of its pages, twice over for short reads.
  */
-static unsigned int content_id_max_mb = 16;
+static unsigned int content_id_max_mb = ELF_BUILDID_CONTENT_MAX_MB;
 module_param(content_id_max_mb, uint, 0444);
 MODULE_PARM_DESC(content_id_max_mb,
 		 "Largest ELF file without a build-id note given one from its bytes, in MiB (0: none; default 16)");

@@ -21,6 +21,8 @@
 #include "session.h"
 #include "openfile.h"
 #include "escape.h"
+#include "elf_buildid.h"
+#include "elf_buildid_fd.h"
 
 static int is_help(int argc, char **argv)
 {
@@ -323,9 +325,77 @@ out:
 	return ret;
 }
 
+/* The module's budget of reads and bytes for one file (lib/elf_buildid.h). */
+struct budget_read {
+	int fd;
+	unsigned int reads;
+	uint32_t bytes;
+};
+
+static long budget_read(void *ctx, void *buf, size_t len, __u64 off)
+{
+	struct budget_read *b = ctx;
+
+	if (++b->reads > ELF_BUILDID_MAX_READS || len > ELF_BUILDID_MAX_BYTES - b->bytes)
+		return ELF_BUILDID_READ_LIMIT;
+	b->bytes += len;
+	return elf_buildid_fd_read(&b->fd, buf, len, off);
+}
+
+/*
+ * --no-module: PATH read here, by the module's parser (lib/) within its
+ * default bounds: what a module would say of the file, on a machine
+ * that has none (a workstation looking a Go program's derived id up in
+ * a store, a build host naming what it ships).
+ */
+static int buildid_of_path_here(const char *path)
+{
+	static unsigned char win[4096];
+	struct budget_read b = { .fd = -1 };
+	struct mmap3_build_id out = { };
+	struct elf_buildid bid, content;
+	struct stat st;
+	char buf[32];
+	int ret = 1;
+
+	b.fd = open_checked(path, S_IFREG, &st);
+	if (b.fd == -1) {
+		msg_err("%s: %s", path, strerror(errno));
+		return 1;
+	}
+	if (b.fd == -2 || !st.st_size) {
+		msg_err("%s: not a regular, non-empty file", path);
+		goto out;
+	}
+	elf_buildid_parse_buf(budget_read, &b, (__u64)st.st_size, &bid, win, sizeof(win));
+	/* Only a whole file has an id of its bytes: one that cannot be read whole stays NO_NOTE. */
+	if (bid.status == MMAP3_BUILDID_NO_NOTE &&
+	    (uint64_t)st.st_size <= (uint64_t)ELF_BUILDID_CONTENT_MAX_MB << 20) {
+		elf_buildid_content(elf_buildid_fd_read, &b.fd, (__u64)st.st_size, &content, win,
+				    sizeof(win));
+		if (content.status == MMAP3_BUILDID_FOUND)
+			bid = content;
+	}
+	out.status = (__u8)bid.status;
+	out.size = (__u8)bid.size;
+	out.kind = (__u8)bid.kind;
+	memcpy(out.data, bid.id, bid.size);
+	if (out.status == MMAP3_BUILDID_FOUND || json) {
+		print_id(&out, path);
+		ret = out.status != MMAP3_BUILDID_FOUND;
+	} else {
+		msg_err("%s: no build-id: %s", path, mmap3_status_str(out.status, buf, sizeof(buf)));
+	}
+out:
+	if (b.fd >= 0)
+		close(b.fd);
+	return ret;
+}
+
 static void buildid_usage(FILE *f)
 {
-	fprintf(f, "usage: mmap3 buildid [--json] PATH | --pid PID | --kernel | --module NAME\n");
+	fprintf(f, "usage: mmap3 buildid [--json] [--no-module] PATH | --pid PID | --kernel | "
+		"--module NAME\n");
 }
 
 int cmd_buildid(int argc, char **argv)
@@ -335,15 +405,16 @@ int cmd_buildid(int argc, char **argv)
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-module", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *module = NULL, *pid_arg = NULL;
-	int c, what = 0, ret;
+	int c, what = 0, ret, here = 0;
 	char *end;
 	long pid = 0;
 
-	while ((c = getopt_long(argc, argv, "p:km:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:km:jnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid_arg = optarg;
@@ -359,6 +430,9 @@ int cmd_buildid(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'n':
+			here = 1;
+			break;
 		case 'h':
 			buildid_usage(stdout);
 			printf("\nPrint BUILD-ID NAME lines, as perf buildid-list, from the module's "
@@ -367,14 +441,17 @@ int cmd_buildid(int argc, char **argv)
 			       "  --pid PID      every executable file mapping of the process\n"
 			       "  --kernel       the running kernel\n"
 			       "  --module NAME  the loaded module NAME ('-' and '_' alike)\n"
-			       "  --json         as a JSON list of {build_id, name, status}\n");
+			       "  --json         as a JSON list of {build_id, name, status}\n"
+			       "  --no-module    PATH read here by the module's parser, within its\n"
+			       "                 default bounds: no module needed\n");
 			return 0;
 		default:
 			buildid_usage(stderr);
 			return 2;
 		}
 	}
-	if (what + (argc - optind) != 1 || (argc > optind && argv[optind][0] == '-')) {
+	if (what + (argc - optind) != 1 || (argc > optind && argv[optind][0] == '-') ||
+	    (here && argc == optind)) {
 		buildid_usage(stderr);
 		return 2;
 	}
@@ -388,7 +465,12 @@ int cmd_buildid(int argc, char **argv)
 	}
 	if (json)
 		printf("[");
-	ret = argc > optind ? buildid_of_path(argv[optind]) : buildid_of_dump(module, (pid_t)pid);
+	if (here)
+		ret = buildid_of_path_here(argv[optind]);
+	else if (argc > optind)
+		ret = buildid_of_path(argv[optind]);
+	else
+		ret = buildid_of_dump(module, (pid_t)pid);
 	if (json)
 		printf("%s]\n", json_items ? "\n" : "");
 	return ret;

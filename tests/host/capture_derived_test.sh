@@ -8,7 +8,8 @@
 # #43): the copy's own .note.gnu.build-id holds the derived id, every
 # byte of the program as it was but the ELF header's section table
 # fields, and each perf of tap_perfs reads that id from it.  With the
-# stand-in device (mmap3-fake).  Prints TAP.
+# stand-in device (mmap3-fake).  And mmap3 buildid --no-module gives the
+# same ids, read by lib/ with no module.  Prints TAP.
 #
 #   tests/host/capture_derived_test.sh MMAP3-FAKE
 set -u
@@ -100,6 +101,22 @@ for perf in $(tap_perfs); do
 	check "perf buildid-list reads the content id from the copy ($(tap_perf_label "$perf"))" \
 		sh -c "$perf buildid-list -i '$clink/elf' 2>/dev/null | grep -qx '$cwant'"
 done
+
+# mmap3 buildid --no-module: the same ids, read here by lib/, no module.
+check "buildid --no-module: the Go program's derived id and its kind" \
+	sh -c "'$fake' buildid --no-module gospin | grep -qx '$want gospin (derived from its Go build id)'"
+check "buildid --no-module: the program without a note, the id of its bytes" \
+	sh -c "'$fake' buildid --no-module nobid | grep -qx '$cwant nobid (derived from its contents)'"
+cc -o withid nb.c -Wl,--build-id=sha1
+gid=$(readelf -n withid | sed -n 's/.*Build ID: //p')
+check "buildid --no-module: a GNU build-id as readelf shows it ($gid)" \
+	sh -c "'$fake' buildid --no-module withid | grep -qx '$gid withid'"
+check "buildid --no-module --json: the kind" \
+	sh -c "'$fake' buildid --no-module --json gospin | grep -q '\"kind\": \"go\"'"
+"$fake" buildid --no-module nb.c >out 2>err
+rc=$?
+check "buildid --no-module of a file that is no ELF file: status 1 (got $rc), the reason" \
+	sh -c "test $rc -eq 1 && grep -qx 'mmap3: nb.c: no build-id: not an ELF file' err && ! test -s out"
 
 # A tool that does not capture asks for no derived id: nothing changes.
 MMAP3_FAKE=files=$tmp/pairs "$fake" record -o plain.data -- true 2>/dev/null

@@ -55,7 +55,9 @@ expect "record --pid with a non-number: names it" 2 '^mmap3: --pid abc: not a li
 expect "record --clock unknown: names it" 2 '^mmap3: --clock sundial: not a clock' \
 	"$mmap3" record --clock sundial
 expect "record --help exits 0" 0 '^$' "$mmap3" record --help
-expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid \[--json\] PATH' "$mmap3" buildid
+expect "buildid without arguments: usage" 2 '^usage: mmap3 buildid \[--json\] \[--no-module\] PATH' "$mmap3" buildid
+expect "buildid --no-module without a PATH: usage" 2 '^usage: mmap3 buildid' \
+	"$mmap3" buildid --no-module --kernel
 expect "buildid --pid with a non-number: names it" 2 '^mmap3: --pid x: not a process id' \
 	"$mmap3" buildid --pid x
 expect "buildid --kernel without the module: names the device" 1 \
