@@ -39,6 +39,7 @@
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sysfs.h>
 #include <linux/uuid.h>
 
 #include "cache.h"
@@ -93,6 +94,24 @@ static atomic64_t stat_evictions, stat_invalidations;
  * superblock, a kernel address no user chooses, goes in folded.
  */
 static hsiphash_key_t cache_key;
+
+#ifdef MMAP3_TEST_HOOKS
+/*
+ * Test builds only: the hash of one fixed input under the key, so a
+ * selftest can tell the key is drawn at each load (a key never drawn
+ * would hash the same on every load, and any user could aim at chains).
+ */
+static int test_cache_key_probe_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%08x\n", hsiphash_1u32(0, &cache_key));
+}
+
+static const struct kernel_param_ops test_cache_key_probe_ops = {
+	.get = test_cache_key_probe_get,
+};
+module_param_cb(test_cache_key_probe, &test_cache_key_probe_ops, NULL, 0400);
+MODULE_PARM_DESC(test_cache_key_probe, "Test builds: the cache's hash of 0 under its key");
+#endif
 
 static struct hlist_head *cache_bucket(const struct inode *inode)
 {

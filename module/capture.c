@@ -47,6 +47,7 @@
 #include <linux/refcount.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 #include "capture.h"
@@ -68,6 +69,20 @@ MODULE_PARM_DESC(capture_ids,
 static struct workqueue_struct *capture_wq;
 /* Users choose build-ids: their hash chains are keyed by a secret. */
 static siphash_key_t id_key;
+
+#ifdef MMAP3_TEST_HOOKS
+/* Test builds only: as cache.c's test_cache_key_probe, for the build-id table's key. */
+static int test_id_key_probe_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%016llx\n", siphash_1u64(0, &id_key));
+}
+
+static const struct kernel_param_ops test_id_key_probe_ops = {
+	.get = test_id_key_probe_get,
+};
+module_param_cb(test_id_key_probe, &test_id_key_probe_ops, NULL, 0400);
+MODULE_PARM_DESC(test_id_key_probe, "Test builds: the build-id table's hash of 0 under its key");
+#endif
 
 /* A file held for a handle. */
 struct mmap3_captured {

@@ -2919,4 +2919,48 @@ TEST_F(ftrace_sysctl, ftrace_disabled_loses_nothing_silently)
 	}
 }
 
+/* A module parameter's value, or "" if it has none (not a test build). */
+static void param_value(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/mmap3/parameters/%s", name);
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * The keys of the cache's and the build-id table's hashes are drawn at
+ * each load: a key never drawn (all zero) would hash alike on every load,
+ * and any user could choose inode numbers or build-ids sharing a chain.
+ * Test builds show the hash of 0 under each key; two loads must differ
+ * (alike by chance: 2^-32 and 2^-64).
+ */
+TEST(hash_keys_drawn_at_each_load)
+{
+	char cache1[32], id1[32], cache2[32], id2[32];
+
+	param_value("test_cache_key_probe", cache1, sizeof(cache1));
+	param_value("test_id_key_probe", id1, sizeof(id1));
+	if (!cache1[0] || !id1[0])
+		SKIP(return, "not a test build of the module: no key probes");
+	ASSERT_EQ(0, reload_mmap3(""));
+	param_value("test_cache_key_probe", cache2, sizeof(cache2));
+	param_value("test_id_key_probe", id2, sizeof(id2));
+	ASSERT_NE(0, cache2[0]);
+	EXPECT_STRNE(cache1, cache2) {
+		TH_LOG("the cache's key hashed 0 to %s on two loads", cache1);
+	}
+	EXPECT_STRNE(id1, id2) {
+		TH_LOG("the build-id table's key hashed 0 to %s on two loads", id1);
+	}
+}
+
 TEST_HARNESS_MAIN
