@@ -921,6 +921,32 @@ static pid_t mapper_start_as(pid_t pid, const char *path, const char *kid_path, 
  * at a later ENABLE of the session.  A filtered process still running
  * (and its child) is, both ways: the session does record.
  */
+/*
+ * In @r, live records or (@dump) the dump's: the filtered process @ctl's
+ * mapping, and its child's (@kid_ctl) if followed; nothing of the new
+ * process given a filtered pid, nor of its child (@kid_new).
+ */
+static void expect_filtered(struct __test_metadata *_metadata, struct records *r, int dump,
+			    pid_t ctl, const char *kid_ctl, const char *kid_new)
+{
+	const char *seen = dump ? "dumped" : "recorded";
+
+	EXPECT_NE(NULL, find_mmap(r, ctl, DIR "/reuse_ctl", dump)) {
+		TH_LOG("a filtered process's mapping was not %s", seen);
+	}
+	if (kid_ctl)
+		EXPECT_NE(NULL, find_mmap(r, 0, kid_ctl, dump)) {
+			TH_LOG("a followed process's child's mapping was not %s", seen);
+		}
+	EXPECT_EQ(NULL, find_mmap(r, 0, DIR "/reuse_new", dump)) {
+		TH_LOG("a new process given a filtered process's pid was %s", seen);
+	}
+	if (kid_new)
+		EXPECT_EQ(NULL, find_mmap(r, 0, kid_new, dump)) {
+			TH_LOG("the child of a new process given a followed pid was %s", seen);
+		}
+}
+
 static void pid_reuse(struct __test_metadata *_metadata, uint32_t flags)
 {
 	const char *kid_new = flags & MMAP3_FILTER_INHERIT ? DIR "/reuse_new_kid" : NULL;
@@ -978,40 +1004,14 @@ static void pid_reuse(struct __test_metadata *_metadata, uint32_t flags)
 		ASSERT_EQ('m', byte);
 	}
 	ASSERT_EQ(0, flush_and_read(fd, &r));
-	EXPECT_NE(NULL, find_mmap(&r, ctl, DIR "/reuse_ctl", 0)) {
-		TH_LOG("a filtered process's mapping is missing");
-	}
-	if (kid_ctl)
-		EXPECT_NE(NULL, find_mmap(&r, 0, kid_ctl, 0)) {
-			TH_LOG("a followed process's child's mapping is missing");
-		}
-	EXPECT_EQ(NULL, find_mmap(&r, 0, DIR "/reuse_new", 0)) {
-		TH_LOG("a new process given a filtered process's pid was recorded");
-	}
-	if (kid_new)
-		EXPECT_EQ(NULL, find_mmap(&r, 0, kid_new, 0)) {
-			TH_LOG("the child of a new process given a followed pid was recorded");
-		}
+	expect_filtered(_metadata, &r, 0, ctl, kid_ctl, kid_new);
 
 	/* Enabled again, the session dumps the processes it filters: not the new one. */
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_DISABLE));
 	ASSERT_EQ(0, read_available(fd, &r));
 	ASSERT_EQ(0, ioctl(fd, MMAP3_IOC_ENABLE));
 	ASSERT_EQ(0, read_dump(fd, &d));
-	EXPECT_NE(NULL, find_mmap(&d, ctl, DIR "/reuse_ctl", 1)) {
-		TH_LOG("a filtered process was not dumped");
-	}
-	if (kid_ctl)
-		EXPECT_NE(NULL, find_mmap(&d, 0, kid_ctl, 1)) {
-			TH_LOG("a followed process's child was not dumped");
-		}
-	EXPECT_EQ(NULL, find_mmap(&d, 0, DIR "/reuse_new", 1)) {
-		TH_LOG("a new process given a filtered process's pid was dumped");
-	}
-	if (kid_new)
-		EXPECT_EQ(NULL, find_mmap(&d, 0, kid_new, 1)) {
-			TH_LOG("the child of a new process given a followed pid was dumped");
-		}
+	expect_filtered(_metadata, &d, 1, ctl, kid_ctl, kid_new);
 	close(fd);
 	kill(impostor, SIGKILL);
 	kill(ctl, SIGKILL);
